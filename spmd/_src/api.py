@@ -1,0 +1,561 @@
+"""User-facing transformations: jit, make_jaxpr, eval_shape.
+
+>>> import spmd, spmd.numpy as jnp
+>>> spmd.jit(lambda x: 2 * x + 1)(jnp.arange(3))
+Array([1, 3, 5], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dispatch, dtypes
+from spmd._src import tree_util as tu
+from spmd._src.array import Array
+from spmd._src.config import config
+from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
+from spmd._src.interpreters import partial_eval as pe
+from spmd._src.util import LRU
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array (for eval_shape and lowering)."""
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False) -> None:
+        self.shape = tuple(operator.index(d) for d in shape)
+        self.dtype = np.dtype(dtypes.canonicalize_dtype(dtype)) if dtype is not None else None
+        self.sharding = sharding
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        sh = f", sharding={self.sharding}" if self.sharding is not None else ""
+        wt = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{wt})"
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, ShapeDtypeStruct)
+            and (self.shape, self.dtype, self.sharding, self.weak_type)
+            == (other.shape, other.dtype, other.sharding, other.weak_type)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+
+# ---------------------------------------------------------------------------------------------
+# Abstracting arguments
+
+
+def _abstractify(x: Any, path: str, fun_name: str) -> ShapedArray:
+    t = type(x)
+    if t is Array:
+        v = x._value
+        return ShapedArray(v.shape, v.dtype, x.weak_type)
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        pass
+    raise TypeError(
+        f"Error interpreting argument to {fun_name} as an abstract array. The problematic "
+        f"value is of type {type(x)} and was passed to the function at path {path}.\n"
+        "This typically means that a jit-wrapped function was called with a non-array "
+        "argument, and this argument was not marked as static using the static_argnums or "
+        "static_argnames parameters of spmd.jit."
+    )
+
+
+def _leaf_paths(args: tuple, kwargs: dict, arg_names: Sequence[str]) -> list[str]:
+    """Readable names of the flattened leaves of (args, kwargs): ``x``, ``y['w']``, ..."""
+    paths = []
+    for i, a in enumerate(args):
+        base = arg_names[i] if i < len(arg_names) else f"args[{i}]"
+        for p, _ in tu.tree_flatten_with_path(a)[0]:
+            paths.append(base + tu.keystr(p))
+    for k in sorted(kwargs):
+        for p, _ in tu.tree_flatten_with_path(kwargs[k])[0]:
+            paths.append(k + tu.keystr(p))
+    return paths
+
+
+def _fun_name(fun: Callable) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def _positional_names(fun: Callable) -> tuple[list[str], inspect.Signature | None]:
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return [], None
+    names = [
+        p.name
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return names, sig
+
+
+# ---------------------------------------------------------------------------------------------
+# jit
+
+
+class _CacheEntry:
+    __slots__ = ("jaxpr", "hoisted", "compiled", "out_tree", "out_weak")
+
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree) -> None:
+        self.jaxpr = jaxpr
+        # Staged into an enclosing trace, consts become leading operands: transformations
+        # then see them as ordinary inputs.
+        j, _ = pe.convert_constvars_jaxpr(jaxpr)
+        self.hoisted = ClosedJaxpr(j, [])
+        self.compiled = dispatch.compile_jaxpr(jaxpr.jaxpr, jaxpr.consts)
+        self.out_tree = out_tree
+        self.out_weak = [a.weak_type for a in jaxpr.out_avals]
+
+
+def _check_static_argnums(static_argnums, n_pos: int | None, fun_name: str) -> tuple[int, ...]:
+    out = []
+    for i in static_argnums:
+        i = operator.index(i)
+        if n_pos is not None:
+            if not -n_pos <= i < n_pos:
+                raise ValueError(
+                    f"jit({fun_name}): static_argnums={tuple(static_argnums)} refers to "
+                    f"argument {i}, but {fun_name} takes only {n_pos} positional "
+                    f"argument{'s' if n_pos != 1 else ''}."
+                )
+            i %= n_pos
+        out.append(i)
+    return tuple(sorted(set(out)))
+
+
+def _ensure_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+class JitWrapped:
+    """The result of ``jit(fun)``: call it, or ``.lower(*args)``/``.trace(*args)`` it."""
+
+    def __init__(
+        self,
+        fun: Callable,
+        static_argnums=None,
+        static_argnames=None,
+        donate_argnums=None,
+        donate_argnames=None,
+        in_shardings=None,
+        out_shardings=None,
+        keep_unused: bool = False,
+        inline: bool = False,
+    ) -> None:
+        if not callable(fun):
+            raise TypeError(f"jit: expected a function as the first argument, got {fun!r}")
+        self.fun = fun
+        self.__name__ = _fun_name(fun)
+        self.__wrapped__ = fun
+        functools.update_wrapper(self, fun, updated=())
+        pos_names, sig = _positional_names(fun)
+        has_varargs = sig is not None and any(
+            p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()
+        )
+        n_pos = None if (sig is None or has_varargs) else len(pos_names)
+        static_argnums = _ensure_tuple(static_argnums)
+        static_argnames = _ensure_tuple(static_argnames)
+        # As in JAX, naming a static argument by position also makes its name static and
+        # vice versa, so it can be passed either way.
+        names = set(static_argnames)
+        nums = set(_check_static_argnums(static_argnums, n_pos, self.__name__))
+        if sig is not None:
+            for n in static_argnames:
+                if n in pos_names:
+                    nums.add(pos_names.index(n))
+                elif n not in sig.parameters and not any(
+                    p.kind == p.VAR_KEYWORD for p in sig.parameters.values()
+                ):
+                    raise ValueError(
+                        f"jit({self.__name__}): static_argnames={static_argnames} names "
+                        f"{n!r}, which is not a parameter of {self.__name__}{sig}"
+                    )
+            for i in nums:
+                if i < len(pos_names):
+                    names.add(pos_names[i])
+        self._pos_names = pos_names
+        self._static_argnums = tuple(sorted(nums))
+        self._static_argnames = frozenset(names)
+        self._donate_argnums = _ensure_tuple(donate_argnums)
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
+        self._cache = LRU(config.spmd_jit_cache_size)
+
+    # -- argument handling -----------------------------------------------------------------
+    def _split(self, args: tuple, kwargs: dict):
+        static_nums = self._static_argnums
+        if static_nums:
+            statics = []
+            dyn = []
+            for i, a in enumerate(args):
+                if i in static_nums:
+                    statics.append((i, a))
+                else:
+                    dyn.append(a)
+            dyn_args = tuple(dyn)
+        else:
+            statics, dyn_args = [], args
+        if kwargs:
+            dyn_kwargs = {}
+            for k, v in kwargs.items():
+                if k in self._static_argnames:
+                    statics.append((k, v))
+                else:
+                    dyn_kwargs[k] = v
+        else:
+            dyn_kwargs = kwargs
+        static_key = tuple(statics)
+        if static_key:
+            try:
+                hash(static_key)
+            except TypeError as e:
+                bad = next(v for _, v in statics if not isinstance(v, Hashable) or _unhashable(v))
+                raise ValueError(
+                    f"jit({self.__name__}): non-hashable static arguments are not supported. "
+                    f"A static argument of type {type(bad)} ({bad!r}) could not be hashed: "
+                    f"{e}. Pass a tuple instead of a list, or make the argument non-static."
+                ) from None
+        return dyn_args, dyn_kwargs, static_key
+
+    def _dyn_names(self) -> list[str]:
+        return [n for i, n in enumerate(self._pos_names) if i not in self._static_argnums]
+
+    def _get_entry(self, args: tuple, kwargs: dict):
+        dyn_args, dyn_kwargs, static_key = self._split(args, kwargs)
+        leaves, treedef = tu.tree_flatten((dyn_args, dyn_kwargs))
+        try:
+            sig = tuple(
+                (x._value.shape, x._value.dtype, x.weak_type)
+                if type(x) is Array
+                else _aval_key(x)
+                for x in leaves
+            )
+        except TypeError:
+            sig = None
+        if sig is None:
+            paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names())
+            for x, p in zip(leaves, paths):
+                _abstractify(x, p, f"jit({self.__name__})")
+        key = (treedef, sig, static_key, config.trace_context())
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, leaves, treedef)
+            self._cache[key] = entry
+        return entry, leaves
+
+    def _trace(self, args, kwargs, dyn_args, dyn_kwargs, leaves, treedef) -> _CacheEntry:
+        paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names())
+        in_avals = [_abstractify(x, p, f"jit({self.__name__})") for x, p in zip(leaves, paths)]
+        static_nums = self._static_argnums
+        fun = self.fun
+        out_tree_box = []
+
+        def flat_fun(*flat):
+            a, kw = tu.tree_unflatten(treedef, flat)
+            full_args = list(a)
+            for i in static_nums:
+                if i <= len(full_args):
+                    full_args.insert(i, args[i])
+            full_kwargs = dict(kw)
+            for k, v in kwargs.items():
+                if k in self._static_argnames:
+                    full_kwargs[k] = v
+            out = fun(*full_args, **full_kwargs)
+            out_leaves, out_tree = tu.tree_flatten(out)
+            out_tree_box.append(out_tree)
+            for i, o in enumerate(out_leaves):
+                if not core.valid_jaxtype(o):
+                    raise TypeError(
+                        f"jit({self.__name__}): output {i} of the function is of type "
+                        f"{type(o)}, which is not a valid array type."
+                    )
+            return out_leaves
+
+        debug = pe.DebugInfo("jit", self.__name__, paths)
+        closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug)
+        return _CacheEntry(closed, out_tree_box[0])
+
+    # -- calling ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self.fun(*args, **kwargs)
+        entry, leaves = self._get_entry(args, kwargs)
+        if core.trace_ctx.trace is core.eval_trace:
+            vals = [x._value if type(x) is Array else _canonical(x) for x in leaves]
+            outs = entry.compiled(*vals)
+            out_leaves = [
+                Array(o if type(o) is np.ndarray else np.asarray(o), w)
+                for o, w in zip(outs, entry.out_weak)
+            ]
+        else:
+            consts = entry.jaxpr.consts
+            out_leaves = dispatch.jit_p.bind(
+                *consts, *leaves, jaxpr=entry.hoisted, name=self.__name__
+            )
+        return tu.tree_unflatten(entry.out_tree, out_leaves)
+
+    def trace(self, *args, **kwargs) -> Traced:
+        entry, leaves = self._get_entry(args, kwargs)
+        return Traced(self, entry, leaves)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        entry, _ = self._get_entry(args, kwargs)
+        return tu.tree_unflatten(
+            entry.out_tree,
+            [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in entry.jaxpr.out_avals],
+        )
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def __get__(self, obj, objtype=None):
+        # Supports jit as a method decorator: bind self like a plain function would.
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<jitted function {self.__name__}>"
+
+
+def _unhashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return True
+    return False
+
+
+def _aval_key(x: Any) -> tuple:
+    if isinstance(x, Tracer) or isinstance(x, ShapeDtypeStruct):
+        a = x.aval
+        return (a.shape, a.dtype, a.weak_type)
+    a = core.get_aval(x)
+    return (a.shape, a.dtype, a.weak_type)
+
+
+def _canonical(x: Any) -> np.ndarray:
+    if isinstance(x, ShapeDtypeStruct):
+        raise TypeError("a ShapeDtypeStruct cannot be passed to a compiled function; use .lower")
+    return dispatch.canonical_value(x)
+
+
+class Traced:
+    """A traced jitted function: ``.jaxpr``, ``.out_info``, ``.lower()``."""
+
+    def __init__(self, wrapped: JitWrapped, entry: _CacheEntry, leaves) -> None:
+        self._wrapped, self._entry, self._leaves = wrapped, entry, leaves
+
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        return self._entry.jaxpr
+
+    @property
+    def out_info(self):
+        return tu.tree_unflatten(
+            self._entry.out_tree,
+            [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in self.jaxpr.out_avals],
+        )
+
+    def lower(self) -> Lowered:
+        return Lowered(self._wrapped, self._entry)
+
+
+class Lowered:
+    """A lowered program: ``.as_text()`` shows it, ``.compile()`` gives an executable."""
+
+    def __init__(self, wrapped: JitWrapped, entry: _CacheEntry) -> None:
+        self._wrapped, self._entry = wrapped, entry
+
+    def as_text(self) -> str:
+        return str(self._entry.jaxpr)
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self._entry.jaxpr.in_avals
+
+    @property
+    def out_info(self):
+        return Traced(self._wrapped, self._entry, None).out_info
+
+    def compile(self) -> Compiled:
+        return Compiled(self._wrapped, self._entry)
+
+
+class Compiled:
+    """An executable for fixed argument types; calling it with other types raises."""
+
+    def __init__(self, wrapped: JitWrapped, entry: _CacheEntry) -> None:
+        self._wrapped, self._entry = wrapped, entry
+
+    def as_text(self) -> str:
+        return self._entry.compiled.__spmd_source__
+
+    def __call__(self, *args, **kwargs):
+        entry, _ = self._wrapped._get_entry(args, kwargs)
+        if entry is not self._entry:
+            got = [a.str_short() for a in entry.jaxpr.in_avals]
+            want = [a.str_short() for a in self._entry.jaxpr.in_avals]
+            raise TypeError(
+                f"Compiled({self._wrapped.__name__}) was called with argument types {got}, "
+                f"but it was compiled for {want}."
+            )
+        return self._wrapped(*args, **kwargs)
+
+    def cost_analysis(self) -> dict:
+        return {}
+
+
+def jit(
+    fun: Callable | None = None,
+    *,
+    static_argnums: int | Iterable[int] | None = None,
+    static_argnames: str | Iterable[str] | None = None,
+    donate_argnums: int | Iterable[int] | None = None,
+    donate_argnames: str | Iterable[str] | None = None,
+    in_shardings=None,
+    out_shardings=None,
+    keep_unused: bool = False,
+    device=None,
+    backend=None,
+    inline: bool = False,
+    abstracted_axes=None,
+    compiler_options=None,
+) -> Any:
+    """Compile ``fun``: trace once per argument structure and types, then run the program.
+
+    >>> f = jit(lambda x, n: x * n, static_argnums=1)
+    >>> f(jnp.arange(3), 2)
+    Array([0, 2, 4], dtype=int32)
+    """
+    kw = dict(
+        static_argnums=static_argnums,
+        static_argnames=static_argnames,
+        donate_argnums=donate_argnums,
+        donate_argnames=donate_argnames,
+        in_shardings=in_shardings,
+        out_shardings=out_shardings,
+        keep_unused=keep_unused,
+        inline=inline,
+    )
+    if fun is None:
+        return lambda f: JitWrapped(f, **kw)
+    return JitWrapped(fun, **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# make_jaxpr, eval_shape
+
+
+def make_jaxpr(
+    fun: Callable,
+    static_argnums: int | Iterable[int] = (),
+    axis_env: Sequence[tuple[Any, int]] | None = None,
+    return_shape: bool = False,
+    abstracted_axes=None,
+) -> Callable[..., ClosedJaxpr]:
+    """A function that returns the jaxpr of ``fun`` for the given example arguments.
+
+    >>> print(make_jaxpr(lambda x: x * 2.0)(1.0))
+    { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
+    """
+    static_argnums = _ensure_tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        n = len(args)
+        nums = {i % n if n else i for i in static_argnums}
+        dyn = [a for i, a in enumerate(args) if i not in nums]
+        leaves, treedef = tu.tree_flatten((tuple(dyn), kwargs))
+        pos_names, _ = _positional_names(fun)
+        names = [nm for i, nm in enumerate(pos_names) if i not in nums]
+        paths = _leaf_paths(tuple(dyn), kwargs, names)
+        avals = [_abstractify(x, p, f"make_jaxpr({_fun_name(fun)})") for x, p in zip(leaves, paths)]
+        out_tree_box = []
+
+        def flat_fun(*flat):
+            d, kw = tu.tree_unflatten(treedef, flat)
+            it = iter(d)
+            full = [args[i] if i in nums else next(it) for i in range(n)]
+            out = fun(*full, **kw)
+            out_leaves, out_tree = tu.tree_flatten(out)
+            out_tree_box.append((out_tree, out))
+            return out_leaves
+
+        env = tuple(axis_env or ())
+        prev = core.trace_ctx.axis_env
+        core.trace_ctx.axis_env = prev + env
+        try:
+            closed = pe.trace_to_jaxpr(flat_fun, avals, pe.DebugInfo("make_jaxpr", _fun_name(fun), paths))
+        finally:
+            core.trace_ctx.axis_env = prev
+        if return_shape:
+            out_tree, _ = out_tree_box[0]
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+            return closed, tu.tree_unflatten(out_tree, shapes)
+        return closed
+
+    return make
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+    """The shapes and dtypes ``fun`` would return, without running it.
+
+    >>> eval_shape(lambda x: x.sum(0), ShapeDtypeStruct((4, 3), jnp.float32))
+    ShapeDtypeStruct(shape=(3,), dtype=float32)
+    """
+    leaves, treedef = tu.tree_flatten((args, kwargs))
+    pos_names, _ = _positional_names(fun)
+    paths = _leaf_paths(args, kwargs, pos_names)
+    avals = [_abstractify(x, p, f"eval_shape({_fun_name(fun)})") for x, p in zip(leaves, paths)]
+    box = []
+
+    def flat_fun(*flat):
+        a, kw = tu.tree_unflatten(treedef, flat)
+        out_leaves, out_tree = tu.tree_flatten(fun(*a, **kw))
+        box.append(out_tree)
+        return out_leaves
+
+    closed = pe.trace_to_jaxpr(flat_fun, avals, pe.DebugInfo("eval_shape", _fun_name(fun), paths))
+    return tu.tree_unflatten(
+        box[0], [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+    )

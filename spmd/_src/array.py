@@ -1,0 +1,172 @@
+"""The ``Array`` type: an abstract value plus this process's data.
+
+In one process the data is the global NumPy buffer. Sharding and device fields arrive with the
+arrays-and-devices work; ``_sharding`` is kept here so every constructor already carries it.
+
+>>> import spmd.numpy as jnp
+>>> jnp.arange(3)
+Array([0, 1, 2], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+
+
+class Array:
+    """An immutable array of values, possibly sharded over devices."""
+
+    __slots__ = ("_value", "weak_type", "_sharding", "_committed", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value: Any, weak_type: bool = False, sharding: Any = None) -> None:
+        if not isinstance(value, np.ndarray):
+            value = np.asarray(value)
+        self._value = value
+        self.weak_type = weak_type
+        self._sharding = sharding
+        self._committed = sharding is not None
+
+    # -- abstract value --------------------------------------------------------------------
+    @property
+    def aval(self) -> core.ShapedArray:
+        v = self._value
+        return core.ShapedArray(v.shape, v.dtype, self.weak_type)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return self._value.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._value.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._value.nbytes
+
+    # -- conversions -----------------------------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        v = self._value
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            return v.astype(dtype)
+        if copy:
+            return v.copy()
+        return v
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __complex__(self) -> complex:
+        return complex(self._value)
+
+    def __index__(self) -> int:
+        if not dtypes.issubdtype(self.dtype, np.integer):
+            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype}")
+        return operator.index(self._value[()]) if self.ndim == 0 else operator.index(self._value)
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def block_until_ready(self) -> Array:
+        return self
+
+    def copy_to_host_async(self) -> None:
+        pass
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        # Rows are views of the buffer: no device work to do.
+        for row in self._value:
+            yield Array(row, self.weak_type)
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Array'")
+
+    def __reduce__(self):
+        return (_reconstruct, (self._value, self.weak_type))
+
+    def __copy__(self) -> Array:
+        return Array(self._value, self.weak_type, self._sharding)
+
+    def __deepcopy__(self, memo) -> Array:
+        return Array(self._value.copy(), self.weak_type, self._sharding)
+
+    def copy(self) -> Array:
+        return Array(self._value.copy(), self.weak_type)
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self._value[()], spec)
+        return format(self._value, spec)
+
+    def is_deleted(self) -> bool:
+        return False
+
+    def delete(self) -> None:
+        pass
+
+    # -- printing --------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __repr__(self) -> str:
+        return array_repr(self._value, self.weak_type)
+
+
+def _reconstruct(value, weak_type):
+    return Array(value, weak_type)
+
+
+_PREFIX = "Array("
+
+
+def array_repr(v: np.ndarray, weak_type: bool = False) -> str:
+    """``Array([0, 1, 2], dtype=int32)``: NumPy's layout with the dtype always shown."""
+    dtype_str = f"dtype={v.dtype.name}" + (", weak_type=True" if weak_type else "")
+    if v.size == 0 and v.shape != (0,):
+        return f"{_PREFIX}[], shape={v.shape}, {dtype_str})"
+    body = np.array2string(v, max_line_width=75, separator=", ", prefix=_PREFIX, suffix=",")
+    last = len(body) - (body.rfind("\n") + 1)
+    # Where the dtype does not fit on the last line, JAX pads it with the prefix's width.
+    spacer = " " * len(_PREFIX) if last + len(dtype_str) + 2 > 75 else " "
+    return f"{_PREFIX}{body},{spacer}{dtype_str})"
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """This process's data of an Array (or a NumPy conversion of anything array-like)."""
+    if type(x) is Array:
+        return x._value
+    return np.asarray(x)

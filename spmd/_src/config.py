@@ -1,0 +1,160 @@
+"""Configuration options, read as attributes and set with ``update``.
+
+Options use JAX's names where JAX has the same option (``jax_enable_x64``, ...) and an ``spmd_``
+prefix for spmd's own. Options that JAX reads from the environment are read from the same
+environment variables here, once, when this module is imported.
+
+>>> from spmd import config
+>>> config.update("jax_enable_x64", True)
+>>> config.jax_enable_x64
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return raw.strip().lower() in ("1", "true", "yes", "on", "t", "y")
+
+
+class _Option:
+    __slots__ = ("name", "value", "validate", "help", "on_change")
+
+    def __init__(self, name, value, validate, help, on_change=None):
+        self.name, self.value, self.validate, self.help = name, value, validate, help
+        self.on_change = on_change
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _choice(*choices: str) -> Callable[[Any], bool]:
+    return lambda v: v in choices
+
+
+# Options that change what a traced program is; jit's cache key includes their values.
+_TRACE_OPTIONS = (
+    "jax_enable_x64",
+    "jax_numpy_rank_promotion",
+    "jax_numpy_dtype_promotion",
+    "jax_threefry_partitionable",
+    "jax_default_matmul_precision",
+)
+
+
+class Config:
+    """The option registry. Unknown names raise ``AttributeError`` (as JAX does)."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_options", {})
+
+    def define(self, name, default, validate, help, on_change=None):
+        self._options[name] = _Option(name, default, validate, help, on_change)
+
+    def trace_context(self) -> tuple:
+        """The values of the options that change how a function traces (part of jit's key)."""
+        tc = self.__dict__.get("_trace_context")
+        if tc is None:
+            o = self._options
+            tc = tuple(o[n].value for n in _TRACE_OPTIONS if n in o)
+            object.__setattr__(self, "_trace_context", tc)
+        return tc
+
+    def update(self, name: str, value: Any) -> None:
+        """Set option ``name`` to ``value``; raises for unknown names and invalid values."""
+        opt = self._options.get(name)
+        if opt is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        if not opt.validate(value):
+            raise ValueError(f"config.update({name!r}, {value!r}): invalid value. {opt.help}")
+        opt.value = value
+        self.__dict__.pop("_trace_context", None)
+        if opt.on_change is not None:
+            opt.on_change(value)
+
+    def read(self, name: str) -> Any:
+        return self._options[name].value
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._options[name].value
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("use config.update(name, value) to change an option")
+
+    def values(self) -> dict[str, Any]:
+        return {k: o.value for k, o in self._options.items()}
+
+
+config = Config()
+
+config.define(
+    "jax_enable_x64",
+    _env_bool("JAX_ENABLE_X64", False),
+    _is_bool,
+    "Enable 64-bit types (int64, float64); when off they are canonicalized to 32 bits.",
+)
+config.define(
+    "jax_threefry_partitionable",
+    _env_bool("JAX_THREEFRY_PARTITIONABLE", True),
+    _is_bool,
+    "Use the partitionable threefry random-bits layout (JAX's default since 0.5).",
+)
+config.define(
+    "jax_num_cpu_devices",
+    int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")),
+    lambda v: isinstance(v, int) and (v == -1 or v > 0),
+    "Number of virtual CPU devices; must be set before the devices are first used.",
+)
+config.define(
+    "jax_default_matmul_precision",
+    os.environ.get("JAX_DEFAULT_MATMUL_PRECISION"),
+    lambda v: v is None or isinstance(v, str),
+    "Accepted for compatibility; NumPy computes in the operand precision.",
+)
+config.define(
+    "jax_disable_jit",
+    _env_bool("JAX_DISABLE_JIT", False),
+    _is_bool,
+    "Run jitted functions eagerly (op by op).",
+)
+config.define(
+    "jax_numpy_rank_promotion",
+    os.environ.get("JAX_NUMPY_RANK_PROMOTION", "allow"),
+    _choice("allow", "warn", "raise"),
+    "What to do when binary operations broadcast arrays of different rank.",
+)
+config.define(
+    "jax_numpy_dtype_promotion",
+    os.environ.get("JAX_NUMPY_DTYPE_PROMOTION", "standard"),
+    _choice("standard", "strict"),
+    "'strict' disallows implicit promotion between different dtypes.",
+)
+config.define(
+    "jax_platforms",
+    os.environ.get("JAX_PLATFORMS", "cpu"),
+    lambda v: v is None or isinstance(v, str),
+    "Accepted for compatibility; spmd only has CPU devices.",
+)
+config.define(
+    "jax_debug_nans",
+    _env_bool("JAX_DEBUG_NANS", False),
+    _is_bool,
+    "Raise FloatingPointError when an operation produces a NaN.",
+)
+config.define(
+    "spmd_jit_cache_size",
+    int(os.environ.get("SPMD_JIT_CACHE_SIZE", "4096")),
+    lambda v: isinstance(v, int) and v > 0,
+    "Maximum number of traced programs kept per jitted function.",
+)

@@ -1,0 +1,183 @@
+"""Execution: eager application of primitives, and compiling jaxprs to Python callables.
+
+Eager mode binds each primitive on concrete values: abstract evaluation checks the operands and
+gives the result type (so bad input raises before any work), then the NumPy impl runs.
+
+``jit`` executes a jaxpr through ``compile_jaxpr``, which writes the jaxpr out as the source of
+one Python function (one line per equation, each calling the primitive's NumPy kernel with its
+parameters already bound) and ``exec``s it once. A call then costs the kernels and little else:
+no per-call walk over a dict of variables.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.array import Array
+from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
+from spmd._src.errors import UnexpectedTracerError
+
+# ---------------------------------------------------------------------------------------------
+# Eager
+
+
+def _aval_and_value(x: Any) -> tuple[ShapedArray, np.ndarray]:
+    t = type(x)
+    if t is Array:
+        v = x._value
+        return ShapedArray(v.shape, v.dtype, x.weak_type), v
+    if isinstance(x, Tracer):
+        raise UnexpectedTracerError(
+            f"Encountered an unexpected tracer: {x!r}. A function transformed by spmd leaked a "
+            "traced intermediate value (for example by storing it in a global or a closure "
+            "that outlives the transformation), and it is now used outside that "
+            "transformation."
+        )
+    aval = core.get_aval(x)
+    v = np.asarray(x)
+    if v.dtype != aval.dtype:
+        v = v.astype(aval.dtype)
+    return aval, v
+
+
+def _as_result(out: Any, aval: ShapedArray) -> Array:
+    if type(out) is not np.ndarray or out.dtype != aval.dtype:
+        out = np.asarray(out, dtype=aval.dtype)
+    return Array(out, aval.weak_type)
+
+
+def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+    avals, vals = [], []
+    for x in args:
+        a, v = _aval_and_value(x)
+        avals.append(a)
+        vals.append(v)
+    out_aval = prim.abstract_eval(*avals, **params)
+    out = prim.impl(*vals, **params)
+    if prim.multiple_results:
+        return [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
+    return _as_result(out, out_aval)
+
+
+core.set_eager_apply(apply_primitive)
+core.set_make_concrete(lambda value, weak_type: Array(value, weak_type))
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling jaxprs
+
+# prim -> (params -> callable on NumPy values). Without a rule, the impl with params bound.
+compile_rules: dict[core.Primitive, Callable[..., Callable]] = {}
+
+
+def _kernel(prim: core.Primitive, params: dict) -> Callable:
+    rule = compile_rules.get(prim)
+    if rule is not None:
+        return rule(**params)
+    if not params:
+        return prim.impl
+    return functools.partial(prim.impl, **params)
+
+
+def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., list]:
+    """Write ``jaxpr`` as a Python function of its invars returning the list of outvars.
+
+    Consts are bound into the function; every value is a NumPy array.
+    """
+    ns: dict[str, Any] = {}
+    names: dict[int, str] = {}
+    lines: list[str] = []
+
+    def bind_value(prefix: str, value: Any) -> str:
+        name = f"{prefix}{len(ns)}"
+        ns[name] = value
+        return name
+
+    def read(a) -> str:
+        if type(a) is Literal:
+            return bind_value("l", np.asarray(a.val, dtype=a.aval.dtype))
+        return names[id(a)]
+
+    for v, c in zip(jaxpr.constvars, consts, strict=True):
+        names[id(v)] = bind_value("c", np.asarray(c) if type(c) is not Array else c._value)
+    params = []
+    for i, v in enumerate(jaxpr.invars):
+        names[id(v)] = f"a{i}"
+        params.append(f"a{i}")
+    counter = 0
+    for eqn in jaxpr.eqns:
+        fn = bind_value("f", _kernel(eqn.primitive, eqn.params))
+        ins = ", ".join(read(a) for a in eqn.invars)
+        outs = []
+        for v in eqn.outvars:
+            names[id(v)] = f"v{counter}"
+            outs.append(f"v{counter}")
+            counter += 1
+        if eqn.primitive.multiple_results:
+            lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
+            lines.append(f"    {lhs or '_'} = {fn}({ins})")
+        else:
+            lines.append(f"    {outs[0]} = {fn}({ins})")
+    ret = ", ".join(read(a) for a in jaxpr.outvars)
+    src = f"def _compiled({', '.join(params)}):\n" + "\n".join(lines)
+    src += f"\n    return [{ret}]\n"
+    exec(compile(src, "<spmd.jit>", "exec"), ns)
+    fn = ns["_compiled"]
+    fn.__spmd_source__ = src
+    return fn
+
+
+_compiled_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def compiled_for(closed: ClosedJaxpr) -> Callable[..., list]:
+    """The compiled callable of a closed jaxpr, kept as long as the jaxpr lives."""
+    fn = _compiled_cache.get(closed)
+    if fn is None:
+        fn = _compiled_cache[closed] = compile_jaxpr(closed.jaxpr, closed.consts)
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# The jit primitive: a call of a closed jaxpr (consts hoisted into operands when staged).
+
+
+jit_p = core.Primitive("jit", multiple_results=True)
+
+
+def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
+    vals = [x._value if type(x) is Array else np.asarray(x) for x in args]
+    return compiled_for(jaxpr)(*vals)
+
+
+def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str, **_):
+    return jaxpr.out_avals
+
+
+def _jit_compile(*, jaxpr: ClosedJaxpr, name: str, **_):
+    return compile_jaxpr(jaxpr.jaxpr, jaxpr.consts)
+
+
+def _jit_pp(params: dict) -> list[tuple[str, Any]]:
+    return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
+
+
+jit_p.def_impl(_jit_impl)
+jit_p.def_abstract_eval(_jit_abstract_eval)
+compile_rules[jit_p] = _jit_compile
+core.pp_param_rules[jit_p] = _jit_pp
+
+
+def canonical_value(x: Any) -> np.ndarray:
+    """A NumPy value with the canonical dtype for an argument of a jitted function."""
+    if type(x) is Array:
+        return x._value
+    v = np.asarray(x)
+    d = dtypes.canonicalize_dtype(v.dtype)
+    return v if v.dtype == d else v.astype(d)

@@ -1,0 +1,191 @@
+"""Tracing Python functions to jaxprs (the interpreter behind jit and make_jaxpr).
+
+``trace_to_jaxpr(fun, in_avals)`` runs ``fun`` on tracers of a fresh ``JaxprTrace`` and records
+every primitive bound on them as an equation. Values that are not this trace's tracers are
+constants: scalars become literals, arrays become constvars (deduplicated by identity), and
+tracers of an enclosing trace become constvars whose values are those tracers, so the closed
+jaxpr carries them to the enclosing trace.
+
+>>> from spmd._src.core import ShapedArray
+>>> # trace_to_jaxpr(lambda x: lax.sin(x), [ShapedArray((3,), np.float32)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core
+from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Tracer, Var
+
+# Rules for primitives that need more than abstract evaluation when traced (none yet: higher-
+# order primitives whose params hold jaxprs are recorded like any other equation).
+custom_staging_rules: dict[core.Primitive, Callable] = {}
+
+
+class JaxprTracer(Tracer):
+    __slots__ = ("_aval", "var")
+
+    def __init__(self, trace: JaxprTrace, aval: ShapedArray, var: Var) -> None:
+        self._trace = trace
+        self._aval = aval
+        self.var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+
+class DebugInfo:
+    """Where a traced function came from and what its arguments are called (for errors)."""
+
+    __slots__ = ("traced_for", "func_name", "arg_names")
+
+    def __init__(self, traced_for: str, func_name: str, arg_names: Sequence[str] | None) -> None:
+        self.traced_for = traced_for
+        self.func_name = func_name
+        self.arg_names = tuple(arg_names) if arg_names is not None else None
+
+
+class JaxprTrace(core.Trace):
+    """Builds a jaxpr from the primitives bound on its tracers."""
+
+    __slots__ = ("eqns", "invars", "constvars", "constvals", "const_ids", "debug_info", "producer")
+
+    def __init__(self, debug_info: DebugInfo | None = None) -> None:
+        self.eqns: list[JaxprEqn] = []
+        self.invars: list[Var] = []
+        self.constvars: list[Var] = []
+        self.constvals: list[Any] = []
+        self.const_ids: dict[int, Var] = {}
+        self.debug_info = debug_info
+        self.producer: dict[int, JaxprEqn] = {}  # id(outvar) -> eqn, for provenance messages
+
+    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        v = Var(aval)
+        self.invars.append(v)
+        return JaxprTracer(self, aval, v)
+
+    def to_atom(self, x: Any) -> Var | Literal:
+        if isinstance(x, JaxprTracer) and x._trace is self:
+            return x.var
+        return self.const_atom(x)
+
+    def const_atom(self, x: Any) -> Var | Literal:
+        if not isinstance(x, Tracer):
+            aval = core.get_aval(x)
+            if aval.shape == () and _is_literalable(x):
+                val = np.asarray(x, dtype=aval.dtype) if not isinstance(x, np.ndarray) else x
+                return Literal(np.asarray(val, dtype=aval.dtype), aval)
+        v = self.const_ids.get(id(x))
+        if v is None:
+            v = Var(core.get_aval(x))
+            self.const_ids[id(x)] = v
+            self.constvars.append(v)
+            self.constvals.append(x)
+        return v
+
+    def process_primitive(self, prim, args, params):
+        rule = custom_staging_rules.get(prim)
+        if rule is not None:
+            return rule(self, *args, **params)
+        atoms = [self.to_atom(x) for x in args]
+        avals = [a.aval for a in atoms]
+        out = prim.abstract_eval(*avals, **params)
+        outs = out if prim.multiple_results else [out]
+        outvars = [Var(a) for a in outs]
+        eqn = JaxprEqn(atoms, outvars, prim, params)
+        self.eqns.append(eqn)
+        for v in outvars:
+            self.producer[id(v)] = eqn
+        tracers = [JaxprTracer(self, a, v) for a, v in zip(outs, outvars)]
+        return tracers if prim.multiple_results else tracers[0]
+
+    def describe_tracer(self, tracer: Tracer) -> str:
+        if not isinstance(tracer, JaxprTracer) or tracer._trace is not self:
+            return ""
+        di = self.debug_info
+        where = f"While tracing the function {di.func_name} for {di.traced_for}, " if di else ""
+        args = self._provenance(tracer.var)
+        if not args:
+            return where + "this value does not depend on the function's arguments."
+        names = [self._arg_name(i) for i in args]
+        if len(names) == 1:
+            dep = f"the value of the argument {names[0]}"
+        else:
+            dep = "the values of the arguments " + ", ".join(names)
+        return where + f"this concrete value was not available in Python because it depends on {dep}."
+
+    def _arg_name(self, i: int) -> str:
+        di = self.debug_info
+        if di and di.arg_names and i < len(di.arg_names):
+            return di.arg_names[i]
+        return f"#{i}"
+
+    def _provenance(self, var: Var) -> list[int]:
+        # Walks producing equations back to the invars this variable depends on.
+        inv = {id(v): i for i, v in enumerate(self.invars)}
+        seen: set[int] = set()
+        found: set[int] = set()
+        stack = [var]
+        while stack:
+            v = stack.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            if id(v) in inv:
+                found.add(inv[id(v)])
+                continue
+            eqn = self.producer.get(id(v))
+            if eqn is not None:
+                stack.extend(a for a in eqn.invars if type(a) is Var)
+        return sorted(found)
+
+    def to_jaxpr(self, out_tracers: Sequence[Any]) -> ClosedJaxpr:
+        outvars = [self.to_atom(x) for x in out_tracers]
+        jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns, self.debug_info)
+        return ClosedJaxpr(jaxpr, self.constvals)
+
+
+def _is_literalable(x: Any) -> bool:
+    return isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)) or hasattr(
+        x, "_value"
+    )
+
+
+def trace_to_jaxpr(
+    fun: Callable[..., Sequence[Any]],
+    in_avals: Sequence[ShapedArray],
+    debug_info: DebugInfo | None = None,
+) -> ClosedJaxpr:
+    """Trace ``fun`` (flat list of args -> flat list of outputs) to a closed jaxpr."""
+    trace = JaxprTrace(debug_info)
+    args = [trace.new_arg(a) for a in in_avals]
+    with core.set_current_trace(trace):
+        outs = fun(*args)
+    return trace.to_jaxpr(outs)
+
+
+def convert_constvars_jaxpr(closed: ClosedJaxpr) -> tuple[Jaxpr, list[Any]]:
+    """Move constvars to the front of the invars (so consts can be passed as arguments)."""
+    j = closed.jaxpr
+    return Jaxpr([], j.constvars + j.invars, j.outvars, j.eqns, j.debug_info), closed.consts
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
+    """Drop equations whose results are never used (all primitives here are pure)."""
+    outvars = (
+        jaxpr.outvars
+        if used_outputs is None
+        else [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
+    )
+    live = {id(v) for v in outvars if type(v) is Var}
+    new_eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(id(v) in live for v in eqn.outvars) or getattr(eqn.primitive, "effectful", False):
+            new_eqns.append(eqn)
+            live.update(id(a) for a in eqn.invars if type(a) is Var)
+    new_eqns.reverse()
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns, jaxpr.debug_info)

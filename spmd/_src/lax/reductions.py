@@ -1,0 +1,295 @@
+"""Reductions over axes (sum, product, max, min, logical and bitwise), arg-reductions, and
+cumulative (scan-like) reductions.
+
+Reductions accumulate in the operand's dtype; ``spmd.numpy`` upcasts float16/bfloat16 to
+float32 around them, as XLA does on CPU.
+
+>>> from spmd import lax
+>>> lax.reduce_sum(jnp.arange(6).reshape(2, 3), (0,))
+Array([3, 5, 7], dtype=int32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.lax.utils import (
+    any_dtype,
+    bool_or_int,
+    check_dtype_kind,
+    numeric,
+    standard_primitive,
+)
+from spmd._src.util import canonicalize_axis
+
+
+def _axes(operand, axes: Sequence[int], fn: str) -> tuple[int, ...]:
+    nd = np.ndim(operand)
+    out = tuple(canonicalize_axis(a, nd, fn=fn) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fn}: duplicate value in axes {tuple(axes)}")
+    return out
+
+
+def _reduce_shape(x, *, axes, **_):
+    for a in axes:
+        if not 0 <= a < x.ndim:
+            raise TypeError(f"reduction axes {axes} out of range for operand shape {x.shape}")
+    return tuple(d for i, d in enumerate(x.shape) if i not in axes)
+
+
+def _reduce_dtype(name, accepted):
+    def rule(x, **_):
+        check_dtype_kind(name, accepted, x)
+        return x.dtype
+
+    return rule
+
+
+def _reduction(name, impl, accepted):
+    return standard_primitive(name, _reduce_shape, _reduce_dtype(name, accepted), impl)
+
+
+def _identity(kind: str, dtype: np.dtype):
+    if kind == "max":
+        if dtype == np.bool_:
+            return False
+        if dtypes.issubdtype(dtype, np.integer):
+            return dtypes.iinfo(dtype).min
+        return -np.inf
+    if dtype == np.bool_:
+        return True
+    if dtypes.issubdtype(dtype, np.integer):
+        return dtypes.iinfo(dtype).max
+    return np.inf
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
+    """Sum over ``axes``."""
+    return reduce_sum_p.bind(operand, axes=_axes(operand, axes, "reduce_sum"), out_sharding=out_sharding)
+
+
+def _reduce_sum_impl(x, *, axes, out_sharding):
+    with np.errstate(all="ignore"):
+        return np.sum(x, axis=axes, dtype=x.dtype)
+
+
+reduce_sum_p = _reduction("reduce_sum", _reduce_sum_impl, numeric)
+
+
+def reduce_prod(operand, axes: Sequence[int], *, out_sharding=None):
+    """Product over ``axes``."""
+    return reduce_prod_p.bind(operand, axes=_axes(operand, axes, "reduce_prod"), out_sharding=out_sharding)
+
+
+def _reduce_prod_impl(x, *, axes, out_sharding):
+    with np.errstate(all="ignore"):
+        return np.prod(x, axis=axes, dtype=x.dtype)
+
+
+reduce_prod_p = _reduction("reduce_prod", _reduce_prod_impl, numeric)
+
+
+def reduce_max(operand, axes: Sequence[int], *, out_sharding=None):
+    """Maximum over ``axes`` (NaN propagates; -inf or the dtype's min for empty axes)."""
+    return reduce_max_p.bind(operand, axes=_axes(operand, axes, "reduce_max"), out_sharding=out_sharding)
+
+
+def _reduce_max_impl(x, *, axes, out_sharding):
+    return np.max(x, axis=axes, initial=_identity("max", x.dtype))
+
+
+reduce_max_p = _reduction("reduce_max", _reduce_max_impl, any_dtype)
+
+
+def reduce_min(operand, axes: Sequence[int], *, out_sharding=None):
+    """Minimum over ``axes`` (NaN propagates; inf or the dtype's max for empty axes)."""
+    return reduce_min_p.bind(operand, axes=_axes(operand, axes, "reduce_min"), out_sharding=out_sharding)
+
+
+def _reduce_min_impl(x, *, axes, out_sharding):
+    return np.min(x, axis=axes, initial=_identity("min", x.dtype))
+
+
+reduce_min_p = _reduction("reduce_min", _reduce_min_impl, any_dtype)
+
+
+def reduce_and(operand, axes: Sequence[int], *, out_sharding=None):
+    """Logical (bool) or bitwise (int) and over ``axes``."""
+    return reduce_and_p.bind(operand, axes=_axes(operand, axes, "reduce_and"), out_sharding=out_sharding)
+
+
+def _reduce_and_impl(x, *, axes, out_sharding):
+    if x.dtype == np.bool_:
+        return np.all(x, axis=axes)
+    return np.bitwise_and.reduce(x, axis=axes, initial=-1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max)
+
+
+reduce_and_p = _reduction("reduce_and", _reduce_and_impl, bool_or_int)
+
+
+def reduce_or(operand, axes: Sequence[int], *, out_sharding=None):
+    """Logical (bool) or bitwise (int) or over ``axes``."""
+    return reduce_or_p.bind(operand, axes=_axes(operand, axes, "reduce_or"), out_sharding=out_sharding)
+
+
+def _reduce_or_impl(x, *, axes, out_sharding):
+    if x.dtype == np.bool_:
+        return np.any(x, axis=axes)
+    return np.bitwise_or.reduce(x, axis=axes, initial=0)
+
+
+reduce_or_p = _reduction("reduce_or", _reduce_or_impl, bool_or_int)
+
+
+def reduce_xor(operand, axes: Sequence[int], *, out_sharding=None):
+    """Logical (bool) or bitwise (int) exclusive or over ``axes``."""
+    return reduce_xor_p.bind(operand, axes=_axes(operand, axes, "reduce_xor"), out_sharding=out_sharding)
+
+
+def _reduce_xor_impl(x, *, axes, out_sharding):
+    return np.bitwise_xor.reduce(x, axis=axes, initial=False if x.dtype == np.bool_ else 0)
+
+
+reduce_xor_p = _reduction("reduce_xor", _reduce_xor_impl, bool_or_int)
+
+
+# JAX prints out_sharding on reduce_sum only (the others hide it when it is None).
+def _hide_none_sharding(params):
+    return [(k, v) for k, v in sorted(params.items()) if not (k == "out_sharding" and v is None)]
+
+
+for _p in (reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p, reduce_xor_p):
+    core.pp_param_rules[_p] = _hide_none_sharding
+
+
+# ---------------------------------------------------------------------------------------------
+# argmax / argmin
+
+
+def argmax(operand, axis: int, index_dtype):
+    """Index of the maximum along ``axis`` (the first one on ties; NaN counts as largest)."""
+    axis = canonicalize_axis(axis, np.ndim(operand), fn="argmax")
+    return argmax_p.bind(operand, axes=(axis,), index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(operand, axis: int, index_dtype):
+    """Index of the minimum along ``axis`` (the first one on ties; NaN counts as smallest)."""
+    axis = canonicalize_axis(axis, np.ndim(operand), fn="argmin")
+    return argmin_p.bind(operand, axes=(axis,), index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def _arg_shape(x, *, axes, index_dtype):
+    (axis,) = axes
+    if x.shape[axis] == 0:
+        raise ValueError(
+            f"attempt to get argmax/argmin of an empty sequence (axis {axis} of shape {x.shape})"
+        )
+    return tuple(d for i, d in enumerate(x.shape) if i != axis)
+
+
+def _arg_dtype(x, *, axes, index_dtype):
+    if not dtypes.issubdtype(index_dtype, np.integer):
+        raise TypeError(f"index_dtype must be an integer type, got {np.dtype(index_dtype).name}")
+    return np.dtype(index_dtype)
+
+
+def _argmax_impl(x, *, axes, index_dtype):
+    return np.argmax(x, axis=axes[0]).astype(index_dtype)
+
+
+def _argmin_impl(x, *, axes, index_dtype):
+    return np.argmin(x, axis=axes[0]).astype(index_dtype)
+
+
+argmax_p = standard_primitive(
+    "argmax", _arg_shape, _arg_dtype, _argmax_impl, weak_type_rule=lambda x, **_: False
+)
+argmin_p = standard_primitive(
+    "argmin", _arg_shape, _arg_dtype, _argmin_impl, weak_type_rule=lambda x, **_: False
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cumulative reductions
+
+
+def _cumulative(name, ufunc, accepted):
+    def impl(x, *, axis, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        with np.errstate(all="ignore"):
+            if ufunc is np.add:
+                out = np.cumsum(x, axis=axis, dtype=x.dtype)
+            elif ufunc is np.multiply:
+                out = np.cumprod(x, axis=axis, dtype=x.dtype)
+            else:
+                out = ufunc.accumulate(x, axis=axis, dtype=x.dtype)
+        return np.flip(out, axis) if reverse else out
+
+    def shape_rule(x, *, axis, reverse):
+        if not 0 <= axis < max(x.ndim, 1):
+            raise ValueError(f"{name}: axis {axis} out of range for shape {x.shape}")
+        return x.shape
+
+    def dtype_rule(x, *, axis, reverse):
+        check_dtype_kind(name, accepted, x)
+        return x.dtype
+
+    prim = standard_primitive(name, shape_rule, dtype_rule, impl)
+
+    def wrapper(operand, axis: int = 0, reverse: bool = False):
+        axis = canonicalize_axis(axis, np.ndim(operand), fn=name)
+        return prim.bind(operand, axis=axis, reverse=bool(reverse))
+
+    return prim, wrapper
+
+
+cumsum_p, cumsum = _cumulative("cumsum", np.add, numeric)
+cumsum.__doc__ = "Cumulative sum along ``axis`` (from the end when ``reverse``)."
+cumprod_p, cumprod = _cumulative("cumprod", np.multiply, numeric)
+cumprod.__doc__ = "Cumulative product along ``axis``."
+cummax_p, cummax = _cumulative("cummax", np.maximum, any_dtype)
+cummax.__doc__ = "Cumulative maximum along ``axis``."
+cummin_p, cummin = _cumulative("cummin", np.minimum, any_dtype)
+cummin.__doc__ = "Cumulative minimum along ``axis``."
+cumlogsumexp_p, cumlogsumexp = _cumulative("cumlogsumexp", np.logaddexp, frozenset({"float"}))
+cumlogsumexp.__doc__ = "Cumulative log-sum-exp along ``axis``."
+
+
+__all__ = [
+    "argmax",
+    "argmax_p",
+    "argmin",
+    "argmin_p",
+    "cumlogsumexp",
+    "cumlogsumexp_p",
+    "cummax",
+    "cummax_p",
+    "cummin",
+    "cummin_p",
+    "cumprod",
+    "cumprod_p",
+    "cumsum",
+    "cumsum_p",
+    "reduce_and",
+    "reduce_and_p",
+    "reduce_max",
+    "reduce_max_p",
+    "reduce_min",
+    "reduce_min_p",
+    "reduce_or",
+    "reduce_or_p",
+    "reduce_prod",
+    "reduce_prod_p",
+    "reduce_sum",
+    "reduce_sum_p",
+    "reduce_xor",
+    "reduce_xor_p",
+]

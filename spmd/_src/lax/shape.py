@@ -1,0 +1,576 @@
+"""Shape primitives: broadcasting, reshaping, transposition, slicing, padding, joining and
+splitting, and ``iota``. All move or copy data; none computes.
+
+>>> from spmd import lax
+>>> lax.broadcast_in_dim(jnp.arange(3), (2, 3), (1,))
+Array([[0, 1, 2],
+       [0, 1, 2]], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.core import ShapedArray
+from spmd._src.lax.utils import standard_primitive
+from spmd._src.util import canonicalize_axis, prod
+
+
+def _ints(xs: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(operator.index(x) for x in xs)
+
+
+def _same_weak(x, *_, **__) -> bool:
+    return x.weak_type
+
+
+def _keep_dtype(x, *_, **__):
+    return x.dtype
+
+
+def _hide(*names: str, when_none: Sequence[str] = (), when_empty: Sequence[str] = ()):
+    """A param-printing rule that hides some parameters (as JAX's printer does)."""
+
+    def rule(params):
+        out = []
+        for k, v in sorted(params.items()):
+            if k in names:
+                continue
+            if k in when_none and v is None:
+                continue
+            if k in when_empty and v == ():
+                continue
+            out.append((k, v))
+        return out
+
+    return rule
+
+
+def _shape_primitive(name, shape_rule, impl, dtype_rule=_keep_dtype, weak=_same_weak):
+    return standard_primitive(name, shape_rule, dtype_rule, impl, weak_type_rule=weak)
+
+
+# ---------------------------------------------------------------------------------------------
+# broadcast_in_dim
+
+
+def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int], *, out_sharding=None):
+    """Broadcast ``operand`` to ``shape``; operand dimension i becomes dimension
+    ``broadcast_dimensions[i]`` of the result (its size must match or be 1)."""
+    shape = _ints(shape)
+    bd = _ints(broadcast_dimensions)
+    if np.ndim(operand) == len(shape) and np.shape(operand) == shape and bd == tuple(range(len(shape))):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=bd, sharding=out_sharding)
+
+
+def _broadcast_in_dim_shape(x, *, shape, broadcast_dimensions, sharding):
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(
+            f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must have one entry "
+            f"per operand dimension; operand has shape {x.shape}."
+        )
+    if any(s < 0 for s in shape):
+        raise TypeError(f"broadcast_in_dim: shape {shape} has negative dimensions.")
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError(
+            f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be strictly "
+            "increasing."
+        )
+    for i, d in enumerate(broadcast_dimensions):
+        if not 0 <= d < len(shape):
+            raise TypeError(
+                f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} out of range for "
+                f"result shape {shape}."
+            )
+        if x.shape[i] != 1 and x.shape[i] != shape[d]:
+            raise TypeError(
+                f"broadcast_in_dim: operand dimension {i} has size {x.shape[i]}, which cannot "
+                f"broadcast to size {shape[d]} of result dimension {d} (shape {shape})."
+            )
+    return shape
+
+
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    # A read-only stride-0 view: no copy, as a replicated axis should cost nothing.
+    return np.broadcast_to(np.reshape(x, expanded), shape)
+
+
+broadcast_in_dim_p = _shape_primitive("broadcast_in_dim", _broadcast_in_dim_shape, _broadcast_in_dim_impl)
+core.pp_param_rules[broadcast_in_dim_p] = _hide(
+    "shape", when_none=("sharding",), when_empty=("broadcast_dimensions",)
+)
+
+
+def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
+    """Add leading dimensions of the given ``sizes``."""
+    sizes = _ints(sizes)
+    nd = np.ndim(operand)
+    shape = sizes + tuple(np.shape(operand))
+    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + nd)))
+
+
+def broadcast_to_rank(x, rank: int):
+    nd = np.ndim(x)
+    if nd == rank:
+        return x
+    return broadcast(x, (1,) * (rank - nd))
+
+
+def expand_dims(array, dimensions: Sequence[int]):
+    """Insert size-1 dimensions at ``dimensions`` (positions in the result)."""
+    dims = tuple(dimensions)
+    nd = np.ndim(array) + len(dims)
+    dims_set = sorted({canonicalize_axis(d, nd, fn="expand_dims") for d in dims})
+    result = list(np.shape(array))
+    for d in dims_set:
+        result.insert(d, 1)
+    bd = tuple(i for i in range(nd) if i not in dims_set)
+    return broadcast_in_dim(array, tuple(result), bd)
+
+
+# ---------------------------------------------------------------------------------------------
+# reshape
+
+
+def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *, out_sharding=None):
+    """Reshape to ``new_sizes`` (after transposing by ``dimensions``, if given).
+
+    >>> lax.reshape(jnp.arange(6), (2, 3))
+    Array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)
+    """
+    new_sizes = _ints(new_sizes)
+    dims = None if dimensions is None else _ints(dimensions)
+    if dims is not None and dims == tuple(range(len(dims))):
+        dims = None
+    if dims is None and tuple(np.shape(operand)) == new_sizes:
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=out_sharding)
+
+
+def _reshape_shape(x, *, new_sizes, dimensions, sharding):
+    if any(d < 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be non-negative, got {new_sizes}.")
+    if prod(new_sizes) != x.size:
+        raise TypeError(
+            f"cannot reshape array of shape {x.shape} (size {x.size}) into shape {new_sizes} "
+            f"(size {prod(new_sizes)})"
+        )
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise TypeError(
+            f"reshape dimensions must be a permutation of the operand dimensions, got "
+            f"{dimensions} for shape {x.shape}."
+        )
+    return new_sizes
+
+
+def _reshape_impl(x, *, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        x = np.transpose(x, dimensions)
+    return np.reshape(x, new_sizes)
+
+
+reshape_p = _shape_primitive("reshape", _reshape_shape, _reshape_impl)
+
+
+# ---------------------------------------------------------------------------------------------
+# transpose, squeeze, rev
+
+
+def transpose(operand, permutation: Sequence[int]):
+    """Permute dimensions: result dimension i is operand dimension ``permutation[i]``."""
+    perm = _ints(permutation)
+    if perm == tuple(range(np.ndim(operand))):
+        return operand
+    return transpose_p.bind(operand, permutation=perm)
+
+
+def _transpose_shape(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(
+            f"transpose permutation isn't a permutation of operand dimensions, got "
+            f"permutation {permutation} for operand shape {x.shape}."
+        )
+    return tuple(x.shape[p] for p in permutation)
+
+
+transpose_p = _shape_primitive(
+    "transpose", _transpose_shape, lambda x, *, permutation: np.transpose(x, permutation)
+)
+
+
+def squeeze(array, dimensions: Sequence[int]):
+    """Remove the given size-1 dimensions."""
+    nd = np.ndim(array)
+    dims = tuple(sorted({canonicalize_axis(d, nd, fn="squeeze") for d in dimensions}))
+    if not dims:
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+def _squeeze_shape(x, *, dimensions):
+    for d in dimensions:
+        if x.shape[d] != 1:
+            raise TypeError(
+                f"cannot select an axis to squeeze out which has size not equal to one, got "
+                f"shape={x.shape} and dimensions={dimensions}"
+            )
+    return tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+
+
+squeeze_p = _shape_primitive(
+    "squeeze", _squeeze_shape, lambda x, *, dimensions: np.squeeze(x, axis=dimensions)
+)
+
+
+def rev(operand, dimensions: Sequence[int]):
+    """Reverse the order of elements along ``dimensions``."""
+    nd = np.ndim(operand)
+    dims = tuple(canonicalize_axis(d, nd, fn="rev") for d in dimensions)
+    if not dims:
+        return operand
+    return rev_p.bind(operand, dimensions=dims)
+
+
+def _rev_shape(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}")
+    return x.shape
+
+
+rev_p = _shape_primitive("rev", _rev_shape, lambda x, *, dimensions: np.flip(x, dimensions))
+
+
+# ---------------------------------------------------------------------------------------------
+# slice and pad
+
+
+def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int], strides: Sequence[int] | None = None):
+    """The static slice ``operand[start:limit:stride]`` along every dimension."""
+    start, limit = _ints(start_indices), _ints(limit_indices)
+    strides = None if strides is None else _ints(strides)
+    shape = tuple(np.shape(operand))
+    if start == (0,) * len(shape) and limit == shape and (strides is None or set(strides) <= {1}):
+        return operand
+    return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def _slice_shape(x, *, start_indices, limit_indices, strides):
+    n = x.ndim
+    if len(start_indices) != n or len(limit_indices) != n or (strides and len(strides) != n):
+        raise TypeError(
+            f"slice: start_indices {start_indices}, limit_indices {limit_indices} and strides "
+            f"{strides} must each have one entry per operand dimension (shape {x.shape})."
+        )
+    out = []
+    for i, (s, l, d) in enumerate(zip(start_indices, limit_indices, x.shape)):
+        st = strides[i] if strides else 1
+        if not (0 <= s <= l <= d) or st <= 0:
+            raise TypeError(
+                f"slice: invalid bounds start={start_indices}, limit={limit_indices}, "
+                f"strides={strides} for operand shape {x.shape} (dimension {i})."
+            )
+        out.append((l - s + st - 1) // st)
+    return tuple(out)
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    idx = tuple(np.s_[s:l:st] for s, l, st in zip(start_indices, limit_indices, strides))
+    return x[idx]
+
+
+slice_p = _shape_primitive("slice", _slice_shape, _slice_impl)
+
+
+def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0):
+    """``slice`` along one dimension (negative indices count from the end)."""
+    shape = np.shape(operand)
+    axis = canonicalize_axis(axis, len(shape), fn="slice_in_dim")
+    start = [0] * len(shape)
+    limit = list(shape)
+    strides = [1] * len(shape)
+    d = shape[axis]
+    s = 0 if start_index is None else start_index
+    e = d if limit_index is None else limit_index
+    start[axis] = s + d if s < 0 else s
+    limit[axis] = e + d if e < 0 else e
+    strides[axis] = stride
+    return slice(operand, start, limit, strides if stride != 1 else None)
+
+
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """Element ``index`` along ``axis`` (dimension kept unless ``keepdims=False``)."""
+    d = np.shape(operand)[axis]
+    index = index + d if index < 0 else index
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
+    """Pad with ``padding_value``: (low, high, interior) per dimension; negative low/high
+    remove elements."""
+    cfg = tuple(tuple(operator.index(v) for v in c) for c in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=cfg)
+
+
+def _pad_shape(x, pv, *, padding_config):
+    if pv.shape != ():
+        raise TypeError(f"pad: padding_value must be a scalar, got shape {pv.shape}.")
+    if len(padding_config) != x.ndim:
+        raise TypeError(
+            f"pad: padding_config {padding_config} must have one (low, high, interior) triple "
+            f"per operand dimension (shape {x.shape})."
+        )
+    out = []
+    for d, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise TypeError(f"pad: interior padding must be non-negative, got {padding_config}")
+        size = lo + hi + d + max(d - 1, 0) * interior
+        if size < 0:
+            raise TypeError(f"pad: dimension of size {d} padded by {(lo, hi, interior)} is negative")
+        out.append(size)
+    return tuple(out)
+
+
+def _pad_dtype(x, pv, *, padding_config):
+    if x.dtype != pv.dtype:
+        raise TypeError(
+            f"pad: operand and padding value must have the same dtype, got {x.dtype.name} and "
+            f"{pv.dtype.name}."
+        )
+    return x.dtype
+
+
+def _pad_impl(x, pv, *, padding_config):
+    # Interior padding first (into a bigger buffer), then the edges, cropping negative pads.
+    shape = []
+    for d, (_, _, interior) in zip(x.shape, padding_config):
+        shape.append(d + max(d - 1, 0) * interior)
+    buf = np.full(shape, pv, dtype=x.dtype)
+    buf[tuple(np.s_[:: (i + 1)] for (_, _, i) in padding_config)] = x
+    widths = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+    out = np.pad(buf, widths, constant_values=pv) if any(w != (0, 0) for w in widths) else buf
+    crop = tuple(
+        np.s_[-min(lo, 0) : out.shape[i] + min(hi, 0)]
+        for i, (lo, hi, _) in enumerate(padding_config)
+    )
+    return out[crop]
+
+
+pad_p = standard_primitive(
+    "pad", _pad_shape, _pad_dtype, _pad_impl, weak_type_rule=lambda x, pv, **_: x.weak_type
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# concatenate, stack, split, tile
+
+
+def concatenate(operands: Sequence[Any], dimension: int):
+    """Join ``operands`` along ``dimension`` (their other dimensions must agree)."""
+    operands = list(operands)
+    if not operands:
+        raise ValueError("concatenate: need at least one operand")
+    if len(operands) == 1:
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=operator.index(dimension))
+
+
+def _concat_shape(*xs, dimension):
+    shape0 = xs[0].shape
+    if not 0 <= dimension < len(shape0):
+        raise TypeError(
+            f"concatenate dimension out of bounds: dimension {dimension} for shapes "
+            + ", ".join(str(x.shape) for x in xs)
+        )
+    for x in xs:
+        if x.ndim != len(shape0) or any(
+            a != b for i, (a, b) in enumerate(zip(x.shape, shape0)) if i != dimension
+        ):
+            raise TypeError(
+                f"Cannot concatenate arrays with shapes that differ in dimensions other than the "
+                f"one being concatenated: concatenating along dimension {dimension} for shapes "
+                + ", ".join(str(x.shape) for x in xs)
+                + "."
+            )
+    return (*shape0[:dimension], sum(x.shape[dimension] for x in xs), *shape0[dimension + 1 :])
+
+
+def _concat_dtype(*xs, dimension):
+    dts = {x.dtype for x in xs}
+    if len(dts) > 1:
+        raise TypeError(
+            f"concatenate: operands must have the same dtype, got {[x.dtype.name for x in xs]}."
+        )
+    return xs[0].dtype
+
+
+concatenate_p = standard_primitive(
+    "concatenate",
+    _concat_shape,
+    _concat_dtype,
+    lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+)
+
+
+def stack(operands: Sequence[Any], axis: int = 0):
+    """Stack equal-shaped ``operands`` along a new dimension ``axis``."""
+    return stack_p.bind(*operands, axis=operator.index(axis))
+
+
+def _stack_shape(*xs, axis):
+    s0 = xs[0].shape
+    for x in xs:
+        if x.shape != s0:
+            raise ValueError(
+                f"All input arrays must have the same shape, got {[x.shape for x in xs]}."
+            )
+    return (*s0[:axis], len(xs), *s0[axis:])
+
+
+stack_p = standard_primitive(
+    "stack",
+    _stack_shape,
+    lambda *xs, axis: _concat_dtype(*xs, dimension=axis),
+    lambda *xs, axis: np.stack(xs, axis=axis),
+)
+
+
+def split(operand, sizes: Sequence[int], axis: int = 0):
+    """Split ``operand`` along ``axis`` into pieces of the given ``sizes``."""
+    sizes = tuple(int(s) for s in sizes)
+    return split_p.bind(operand, sizes=sizes, axis=operator.index(axis))
+
+
+def _split_abstract_eval(x, *, sizes, axis):
+    if sum(sizes) != x.shape[axis]:
+        raise ValueError(
+            f"split: sizes {sizes} must sum to the size {x.shape[axis]} of axis {axis} (operand "
+            f"shape {x.shape})."
+        )
+    return [
+        ShapedArray((*x.shape[:axis], s, *x.shape[axis + 1 :]), x.dtype, x.weak_type) for s in sizes
+    ]
+
+
+def _split_impl(x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+split_p = core.Primitive("split", multiple_results=True)
+split_p.def_impl(_split_impl)
+split_p.def_abstract_eval(_split_abstract_eval)
+
+
+def tile(operand, reps: Sequence[int]):
+    """Repeat ``operand`` ``reps[i]`` times along dimension i."""
+    return tile_p.bind(operand, reps=_ints(reps))
+
+
+def _tile_shape(x, *, reps):
+    if len(reps) != x.ndim:
+        raise TypeError(f"tile: reps {reps} must have one entry per dimension of shape {x.shape}")
+    return tuple(d * r for d, r in zip(x.shape, reps))
+
+
+tile_p = _shape_primitive("tile", _tile_shape, lambda x, *, reps: np.tile(x, reps))
+
+
+# ---------------------------------------------------------------------------------------------
+# iota and friends
+
+
+def iota(dtype, size: int, *, sharding=None):
+    """``[0, 1, ..., size-1]`` as ``dtype``."""
+    return broadcasted_iota(dtype, (size,), 0, out_sharding=sharding)
+
+
+def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_sharding=None):
+    """An array of ``shape`` whose values count along ``dimension``."""
+    return iota_p.bind(
+        dtype=dtypes.canonicalize_dtype(dtype),
+        shape=_ints(shape),
+        dimension=operator.index(dimension),
+        sharding=out_sharding,
+    )
+
+
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding):
+    if not 0 <= dimension < len(shape):
+        raise TypeError(f"iota: dimension {dimension} out of range for shape {shape}")
+    return ShapedArray(shape, dtype, False)
+
+
+def _iota_impl(*, dtype, shape, dimension, sharding):
+    r = np.arange(shape[dimension], dtype=dtype)
+    view = [1] * len(shape)
+    view[dimension] = shape[dimension]
+    return np.broadcast_to(r.reshape(view), shape)
+
+
+iota_p = core.Primitive("iota")
+iota_p.def_impl(_iota_impl)
+iota_p.def_abstract_eval(_iota_abstract_eval)
+
+
+def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
+    """An array of ``shape`` filled with ``fill_value`` (a scalar)."""
+    from spmd._src.lax.elementwise import convert_element_type
+
+    shape = _ints(shape)
+    if np.ndim(fill_value) != 0:
+        raise TypeError(
+            f"full must be called with a scalar fill_value, got shape {np.shape(fill_value)}"
+        )
+    weak = dtype is None and dtypes.is_weakly_typed(fill_value)
+    dt = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
+    if isinstance(fill_value, core.Tracer) or hasattr(fill_value, "aval"):
+        fill = convert_element_type(fill_value, dt, weak_type=weak)
+    else:
+        fill = core.make_concrete(dtypes.coerce_scalar(fill_value, dt), weak)
+    return broadcast_in_dim(fill, shape, ())
+
+
+__all__ = [
+    "broadcast",
+    "broadcast_in_dim",
+    "broadcast_in_dim_p",
+    "broadcast_to_rank",
+    "broadcasted_iota",
+    "concatenate",
+    "concatenate_p",
+    "expand_dims",
+    "full",
+    "index_in_dim",
+    "iota",
+    "iota_p",
+    "pad",
+    "pad_p",
+    "reshape",
+    "reshape_p",
+    "rev",
+    "rev_p",
+    "slice",
+    "slice_in_dim",
+    "slice_p",
+    "split",
+    "split_p",
+    "squeeze",
+    "squeeze_p",
+    "stack",
+    "stack_p",
+    "tile",
+    "tile_p",
+    "transpose",
+    "transpose_p",
+]

@@ -1,0 +1,680 @@
+"""Elementwise ``spmd.numpy`` functions: promotion (JAX's lattice), rank promotion, then the
+lax primitive.
+
+>>> jnp.add(jnp.ones(3, jnp.float16), 1.0)
+Array([2., 2., 2.], dtype=float16)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spmd._src import dtypes
+from spmd._src.lax import elementwise as lax
+from spmd._src.numpy.util import (
+    check_arraylike,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+    promote_dtypes,
+    promote_dtypes_inexact,
+    promote_dtypes_numeric,
+    promote_shapes,
+    to_array,
+)
+
+
+def _one_to_one_unop(name: str, lax_fn: Callable, promote: str = "none") -> Callable:
+    promoter = {
+        "none": lambda x: promote_dtypes(x)[0],
+        "inexact": lambda x: promote_dtypes_inexact(x)[0],
+        "numeric": lambda x: promote_dtypes_numeric(x)[0],
+    }[promote]
+
+    def fn(x, /):
+        check_arraylike(name, x)
+        return lax_fn(promoter(x))
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}``, as ``numpy.{name}`` (see ``lax.{lax_fn.__name__}``)."
+    return fn
+
+
+def _one_to_one_binop(name: str, lax_fn: Callable, promote: str = "none") -> Callable:
+    promoter = {"none": promote_args, "inexact": promote_args_inexact, "numeric": promote_args_numeric}[
+        promote
+    ]
+
+    def fn(x1, x2, /):
+        return lax_fn(*promoter(name, x1, x2))
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}``, as ``numpy.{name}`` (see ``lax.{lax_fn.__name__}``)."
+    return fn
+
+
+# --- unary --------------------------------------------------------------------------------------
+negative = _one_to_one_unop("negative", lax.neg, "numeric")
+sign = _one_to_one_unop("sign", lax.sign, "numeric")
+floor = _one_to_one_unop("floor", lax.floor, "inexact")
+ceil = _one_to_one_unop("ceil", lax.ceil, "inexact")
+exp = _one_to_one_unop("exp", lax.exp, "inexact")
+exp2 = _one_to_one_unop("exp2", lax.exp2, "inexact")
+log = _one_to_one_unop("log", lax.log, "inexact")
+log1p = _one_to_one_unop("log1p", lax.log1p, "inexact")
+expm1 = _one_to_one_unop("expm1", lax.expm1, "inexact")
+tanh = _one_to_one_unop("tanh", lax.tanh, "inexact")
+sin = _one_to_one_unop("sin", lax.sin, "inexact")
+cos = _one_to_one_unop("cos", lax.cos, "inexact")
+tan = _one_to_one_unop("tan", lax.tan, "inexact")
+arcsin = _one_to_one_unop("arcsin", lax.asin, "inexact")
+arccos = _one_to_one_unop("arccos", lax.acos, "inexact")
+arctan = _one_to_one_unop("arctan", lax.atan, "inexact")
+sinh = _one_to_one_unop("sinh", lax.sinh, "inexact")
+cosh = _one_to_one_unop("cosh", lax.cosh, "inexact")
+arcsinh = _one_to_one_unop("arcsinh", lax.asinh, "inexact")
+arccosh = _one_to_one_unop("arccosh", lax.acosh, "inexact")
+arctanh = _one_to_one_unop("arctanh", lax.atanh, "inexact")
+sqrt = _one_to_one_unop("sqrt", lax.sqrt, "inexact")
+cbrt = _one_to_one_unop("cbrt", lax.cbrt, "inexact")
+conjugate = _one_to_one_unop("conjugate", lambda x: lax.conj(x) if dtypes.is_complex(x.dtype) else x)
+conj = conjugate
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def positive(x, /):
+    """Elementwise ``+x``."""
+    check_arraylike("positive", x)
+    return promote_dtypes_numeric(x)[0]
+
+
+def absolute(x, /):
+    """Elementwise absolute value."""
+    check_arraylike("absolute", x)
+    (x,) = promote_dtypes(x)
+    if x.dtype == np.bool_ or dtypes.issubdtype(x.dtype, np.unsignedinteger):
+        return x
+    return lax.abs(x)
+
+
+abs = absolute
+
+
+def fabs(x, /):
+    """Elementwise absolute value as floating point."""
+    check_arraylike("fabs", x)
+    return lax.abs(promote_dtypes_inexact(x)[0])
+
+
+def square(x, /):
+    """Elementwise ``x * x``."""
+    check_arraylike("square", x)
+    (x,) = promote_dtypes_numeric(x)
+    return lax.integer_pow(x, 2)
+
+
+def reciprocal(x, /):
+    """Elementwise ``1 / x``."""
+    check_arraylike("reciprocal", x)
+    (x,) = promote_dtypes_inexact(x)
+    return lax.integer_pow(x, -1)
+
+
+def rint(x, /):
+    """Round to the nearest integer, ties to even."""
+    check_arraylike("rint", x)
+    (x,) = promote_dtypes_inexact(x)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def trunc(x, /):
+    """Round toward zero."""
+    check_arraylike("trunc", x)
+    (x,) = promote_dtypes(x)
+    if not dtypes.is_float(x.dtype):
+        return x
+    return where_(lax.lt(x, lax.convert_element_type(0, x.dtype)), lax.ceil(x), lax.floor(x))
+
+
+fix = trunc
+
+
+def round(a, decimals: int = 0, out=None):
+    """Round to ``decimals`` places, ties to even (as NumPy)."""
+    check_arraylike("round", a)
+    (a,) = promote_dtypes(a)
+    if dtypes.is_int(a.dtype) or a.dtype == np.bool_:
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a
+    if decimals == 0:
+        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+    factor = _const(a, 10.0**decimals)
+    return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+around = round
+
+
+def _const(like, value):
+    return to_array(np.asarray(value, dtype=like.dtype))
+
+
+def isfinite(x, /):
+    """Elementwise test for finite values."""
+    check_arraylike("isfinite", x)
+    (x,) = promote_dtypes(x)
+    if dtypes.is_float(x.dtype):
+        return lax.is_finite(x)
+    if dtypes.is_complex(x.dtype):
+        return logical_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return full_like_bool(x, True)
+
+
+def isinf(x, /):
+    """Elementwise test for positive or negative infinity."""
+    check_arraylike("isinf", x)
+    (x,) = promote_dtypes(x)
+    if dtypes.is_float(x.dtype):
+        return lax.eq(lax.abs(x), _const(x, np.inf))
+    if dtypes.is_complex(x.dtype):
+        return logical_or(isinf(lax.real(x)), isinf(lax.imag(x)))
+    return full_like_bool(x, False)
+
+
+def isnan(x, /):
+    """Elementwise test for NaN."""
+    check_arraylike("isnan", x)
+    (x,) = promote_dtypes(x)
+    if dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype):
+        return lax.ne(x, x)
+    return full_like_bool(x, False)
+
+
+def isposinf(x, /):
+    return logical_and(isinf(x), greater(x, 0))
+
+
+def isneginf(x, /):
+    return logical_and(isinf(x), less(x, 0))
+
+
+def signbit(x, /):
+    """Elementwise test of the sign bit (true for -0.0)."""
+    check_arraylike("signbit", x)
+    (x,) = promote_dtypes(x)
+    if dtypes.is_int(x.dtype):
+        return lax.lt(x, _const(x, 0))
+    if x.dtype == np.bool_:
+        return full_like_bool(x, False)
+    itype = np.dtype(f"int{x.dtype.itemsize * 8}")
+    return lax.lt(lax.bitcast_convert_type(x, itype), to_array(np.asarray(0, itype)))
+
+
+def full_like_bool(x, value: bool):
+    from spmd._src.lax.shape import full
+
+    return full(np.shape(x), value, np.bool_)
+
+
+def real(x, /):
+    """Real part (the value itself for real input)."""
+    check_arraylike("real", x)
+    (x,) = promote_dtypes(x)
+    return lax.real(x) if dtypes.is_complex(x.dtype) else x
+
+
+def imag(x, /):
+    """Imaginary part (zeros for real input)."""
+    check_arraylike("imag", x)
+    (x,) = promote_dtypes(x)
+    if dtypes.is_complex(x.dtype):
+        return lax.imag(x)
+    from spmd._src.lax.shape import full
+
+    return full(np.shape(x), 0, x.dtype)
+
+
+def angle(z, deg: bool = False):
+    """Angle of complex numbers (in radians unless ``deg``)."""
+    (z,) = promote_dtypes_inexact(z)
+    re, im = (lax.real(z), lax.imag(z)) if dtypes.is_complex(z.dtype) else (z, _const(z, 0))
+    out = lax.atan2(im, re)
+    return lax.mul(out, _const(out, 180 / np.pi)) if deg else out
+
+
+def logical_not(x, /):
+    """Elementwise logical not."""
+    check_arraylike("logical_not", x)
+    return lax.bitwise_not(_to_bool(x))
+
+
+def _to_bool(x):
+    x = to_array(x)
+    if x.dtype == np.bool_:
+        return x
+    return lax.ne(x, _const(x, 0))
+
+
+def invert(x, /):
+    """Elementwise bitwise not (logical not on bools)."""
+    check_arraylike("invert", x)
+    (x,) = promote_dtypes(x)
+    if not (dtypes.is_int(x.dtype) or x.dtype == np.bool_):
+        raise TypeError(f"invert is only defined on integer and boolean arrays, got {x.dtype.name}")
+    return lax.bitwise_not(x)
+
+
+bitwise_not = bitwise_invert = invert
+
+
+# --- binary -------------------------------------------------------------------------------------
+def _add_impl(x, y):
+    return lax.bitwise_or(x, y) if x.dtype == np.bool_ else lax.add(x, y)
+
+
+def _mul_impl(x, y):
+    return lax.bitwise_and(x, y) if x.dtype == np.bool_ else lax.mul(x, y)
+
+
+def _sub_impl(x, y):
+    if x.dtype == np.bool_:
+        raise TypeError(
+            "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
+            "the `^` operator, or the logical_xor function instead."
+        )
+    return lax.sub(x, y)
+
+
+add = _one_to_one_binop("add", _add_impl)
+multiply = _one_to_one_binop("multiply", _mul_impl)
+subtract = _one_to_one_binop("subtract", _sub_impl)
+maximum = _one_to_one_binop("maximum", lax.max)
+minimum = _one_to_one_binop("minimum", lax.min)
+equal = _one_to_one_binop("equal", lax.eq)
+not_equal = _one_to_one_binop("not_equal", lax.ne)
+less = _one_to_one_binop("less", lax.lt)
+less_equal = _one_to_one_binop("less_equal", lax.le)
+greater = _one_to_one_binop("greater", lax.gt)
+greater_equal = _one_to_one_binop("greater_equal", lax.ge)
+bitwise_and = _one_to_one_binop("bitwise_and", lax.bitwise_and)
+bitwise_or = _one_to_one_binop("bitwise_or", lax.bitwise_or)
+bitwise_xor = _one_to_one_binop("bitwise_xor", lax.bitwise_xor)
+left_shift = _one_to_one_binop("left_shift", lax.shift_left)
+bitwise_left_shift = left_shift
+arctan2 = _one_to_one_binop("arctan2", lax.atan2, "inexact")
+atan2 = arctan2
+nextafter = _one_to_one_binop("nextafter", lax.nextafter, "inexact")
+
+
+def right_shift(x1, x2, /):
+    """Elementwise right shift (arithmetic for signed ints)."""
+    x1, x2 = promote_args("right_shift", x1, x2)
+    if dtypes.issubdtype(x1.dtype, np.unsignedinteger):
+        return lax.shift_right_logical(x1, x2)
+    return lax.shift_right_arithmetic(x1, x2)
+
+
+bitwise_right_shift = right_shift
+
+
+def logical_and(x1, x2, /):
+    """Elementwise logical and."""
+    x1, x2 = promote_shapes("logical_and", _to_bool(x1), _to_bool(x2))
+    return lax.bitwise_and(x1, x2)
+
+
+def logical_or(x1, x2, /):
+    """Elementwise logical or."""
+    x1, x2 = promote_shapes("logical_or", _to_bool(x1), _to_bool(x2))
+    return lax.bitwise_or(x1, x2)
+
+
+def logical_xor(x1, x2, /):
+    """Elementwise logical exclusive or."""
+    x1, x2 = promote_shapes("logical_xor", _to_bool(x1), _to_bool(x2))
+    return lax.bitwise_xor(x1, x2)
+
+
+def true_divide(x1, x2, /):
+    """Elementwise ``x1 / x2`` (integers divide as floats)."""
+    x1, x2 = promote_args_inexact("true_divide", x1, x2)
+    return lax.div(x1, x2)
+
+
+divide = true_divide
+
+
+def floor_divide(x1, x2, /):
+    """Elementwise ``x1 // x2``, rounding toward negative infinity."""
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    dt = x1.dtype
+    if dtypes.is_int(dt):
+        if dtypes.issubdtype(dt, np.unsignedinteger):
+            return lax.div(x1, x2)
+        q = lax.div(x1, x2)
+        zero = _const(x1, 0)
+        # C division truncates; step down where the signs differ and it was inexact.
+        fix = lax.bitwise_and(
+            lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)), lax.ne(lax.rem(x1, x2), zero)
+        )
+        q, fix = promote_shapes("floor_divide", q, fix)
+        return lax.select_n(fix, q, lax.sub(q, _const(q, 1)))
+    if dtypes.is_complex(dt):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x1, x2)[0]
+
+
+def _float_divmod(x1, x2):
+    mod = lax.rem(x1, x2)
+    div = lax.div(lax.sub(x1, mod), x2)
+    zero = _const(mod, 0)
+    ind = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(x2, zero), lax.lt(mod, zero)))
+    mod = lax.select_n(ind, mod, lax.add(mod, x2))
+    div = lax.select_n(ind, div, lax.sub(div, _const(div, 1)))
+    return lax.round(div), mod
+
+
+def remainder(x1, x2, /):
+    """Elementwise remainder with the sign of the divisor (Python's ``%``)."""
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    zero = _const(x1, 0)
+    trunc_mod = lax.rem(x1, x2)
+    trunc_mod_not_zero = lax.ne(trunc_mod, zero)
+    do_plus = lax.bitwise_and(
+        lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero
+    )
+    return lax.select_n(do_plus, trunc_mod, lax.add(trunc_mod, x2))
+
+
+mod = remainder
+
+
+def fmod(x1, x2, /):
+    """Elementwise remainder with the sign of the dividend (C's ``fmod``)."""
+    x1, x2 = promote_args_numeric("fmod", x1, x2)
+    return lax.rem(x1, x2)
+
+
+def divmod(x1, x2, /):
+    """``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def power(x1, x2, /):
+    """Elementwise ``x1 ** x2``; a static integer exponent uses repeated multiplication."""
+    check_arraylike("power", x1, x2)
+    if isinstance(x2, int) and not isinstance(x2, bool):
+        (x1,) = promote_dtypes_numeric(x1)
+        if x2 >= 0 or not dtypes.is_int(x1.dtype):
+            return lax.integer_pow(x1, x2)
+    x1, x2 = promote_args_numeric("power", x1, x2)
+    if dtypes.is_int(x1.dtype):
+        return _integer_power(x1, x2)
+    return lax.pow(x1, x2)
+
+
+def _integer_power(x1, x2):
+    # Square-and-multiply over the bits of a traced integer exponent (negative gives 0,
+    # except for bases 1 and -1), as JAX does.
+    from spmd._src.lax.shape import full
+
+    shape = np.broadcast_shapes(np.shape(x1), np.shape(x2))
+    acc = full(shape, 1, x1.dtype)
+    base = x1
+    e = x2
+    one = _const(x2, 1)
+    zero = _const(x2, 0)
+    for _ in range(x1.dtype.itemsize * 8):
+        bit = lax.ne(lax.bitwise_and(e, one), zero)
+        acc = where_(bit, lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        e = lax.shift_right_logical(e, one)
+    return where_(lax.lt(x2, zero), where_(lax.eq(lax.abs(x1), _const(x1, 1)), acc, 0), acc)
+
+
+pow = power
+
+
+def float_power(x1, x2, /):
+    """``x1 ** x2`` in floating point."""
+    x1, x2 = promote_args_inexact("float_power", x1, x2)
+    return lax.pow(x1, x2)
+
+
+def logaddexp(x1, x2, /):
+    """``log(exp(x1) + exp(x2))`` without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    # Where delta is NaN (inf - inf), the larger operand is the answer (or NaN propagates).
+    return lax.select_n(lax.ne(delta, delta), out, lax.add(x1, x2))
+
+
+def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)`` without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    ln2 = _const(x1, np.log(2))
+    out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
+    return lax.select_n(lax.ne(delta, delta), out, lax.add(x1, x2))
+
+
+def log2(x, /):
+    """Base-2 logarithm."""
+    (x,) = promote_dtypes_inexact(x)
+    return lax.div(lax.log(x), _const(x, np.log(2)))
+
+
+def log10(x, /):
+    """Base-10 logarithm."""
+    (x,) = promote_dtypes_inexact(x)
+    return lax.div(lax.log(x), _const(x, np.log(10)))
+
+
+def hypot(x1, x2, /):
+    """``sqrt(x1**2 + x2**2)``."""
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    return lax.sqrt(lax.add(lax.mul(x1, x1), lax.mul(x2, x2)))
+
+
+def deg2rad(x, /):
+    (x,) = promote_dtypes_inexact(x)
+    return lax.mul(x, _const(x, np.pi / 180))
+
+
+def rad2deg(x, /):
+    (x,) = promote_dtypes_inexact(x)
+    return lax.mul(x, _const(x, 180 / np.pi))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def copysign(x1, x2, /):
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    return where_(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+def fmax(x1, x2):
+    """Elementwise maximum ignoring NaNs."""
+    x1, x2 = promote_args("fmax", x1, x2)
+    return where_(lax.bitwise_or(lax.gt(x1, x2), isnan(x2)), x1, x2)
+
+
+def fmin(x1, x2):
+    """Elementwise minimum ignoring NaNs."""
+    x1, x2 = promote_args("fmin", x1, x2)
+    return where_(lax.bitwise_or(lax.lt(x1, x2), isnan(x2)), x1, x2)
+
+
+def heaviside(x1, x2, /):
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    zero = _const(x1, 0)
+    return where_(lax.lt(x1, zero), zero, where_(lax.gt(x1, zero), _const(x1, 1), x2))
+
+
+def sinc(x, /):
+    (x,) = promote_dtypes_inexact(x)
+    eq_zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe = where_(eq_zero, _const(x, 1), pi_x)
+    return where_(eq_zero, _const(x, 1), lax.div(lax.sin(safe), safe))
+
+
+def where_(cond, x, y):
+    """``where`` with all three arguments (the selection of ``spmd.numpy.where``)."""
+    check_arraylike("where", cond, x, y)
+    cond = _to_bool(cond)
+    x, y = promote_dtypes(x, y)
+    cond, x, y = _broadcast_all("where", cond, x, y)
+    return lax.select_n(cond, y, x)
+
+
+def _broadcast_all(name: str, *args: Any) -> list[Any]:
+    from spmd._src.lax.shape import broadcast_in_dim
+
+    shapes = [np.shape(a) for a in args]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(
+            f"{name}: incompatible shapes for broadcasting: "
+            + ", ".join(str(tuple(s)) for s in shapes)
+        ) from None
+    out = []
+    for a, s in zip(args, shapes):
+        if tuple(s) != shape:
+            nd = len(s)
+            a = broadcast_in_dim(a, shape, tuple(range(len(shape) - nd, len(shape))))
+        out.append(a)
+    return out
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    """Clip values to ``[min, max]`` (either bound may be None)."""
+    arr = a if arr is None else arr
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
+    check_arraylike("clip", arr)
+    if lo is not None:
+        arr = maximum(lo, arr)
+    if hi is not None:
+        arr = minimum(hi, arr)
+    return to_array(arr)
+
+
+__all__ = [
+    "abs",
+    "absolute",
+    "acos",
+    "acosh",
+    "add",
+    "angle",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "around",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "cbrt",
+    "ceil",
+    "clip",
+    "conj",
+    "conjugate",
+    "copysign",
+    "cos",
+    "cosh",
+    "deg2rad",
+    "degrees",
+    "divide",
+    "divmod",
+    "equal",
+    "exp",
+    "exp2",
+    "expm1",
+    "fabs",
+    "fix",
+    "float_power",
+    "floor",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "greater",
+    "greater_equal",
+    "heaviside",
+    "hypot",
+    "imag",
+    "invert",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "left_shift",
+    "less",
+    "less_equal",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logaddexp",
+    "logaddexp2",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "nextafter",
+    "not_equal",
+    "positive",
+    "pow",
+    "power",
+    "rad2deg",
+    "radians",
+    "real",
+    "reciprocal",
+    "remainder",
+    "right_shift",
+    "rint",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinc",
+    "sinh",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "true_divide",
+    "trunc",
+]

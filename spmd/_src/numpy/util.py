@@ -1,0 +1,157 @@
+"""Argument handling shared by the ``spmd.numpy`` functions: array-like checks, dtype
+promotion (JAX's lattice, with weak types) and NumPy-style rank promotion.
+
+>>> x, y = promote_args("add", jnp.ones(3, jnp.float16), 2.0)
+>>> x.dtype, y.dtype
+(dtype('float16'), dtype('float16'))
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.array import Array
+from spmd._src.config import config
+from spmd._src.core import Tracer
+from spmd._src.lax import elementwise as lax_elem
+from spmd._src.lax import shape as lax_shape
+
+
+def is_arraylike(x: Any) -> bool:
+    return (
+        isinstance(x, (Array, Tracer, np.ndarray, np.generic))
+        or (dtypes.is_python_scalar(x))
+        or hasattr(x, "__jax_array__")
+    )
+
+
+def check_arraylike(fun_name: str, *args: Any, emit_warning: bool = False) -> None:
+    """Raise TypeError naming the position of the first argument that is not an array."""
+    for pos, arg in enumerate(args):
+        if not is_arraylike(arg):
+            raise TypeError(
+                f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at position "
+                f"{pos}."
+            )
+
+
+def to_array(x: Any) -> Any:
+    """An Array or tracer for an array-like (Python scalars become weakly typed)."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return to_array(x.__jax_array__())
+    if dtypes.is_python_scalar(x):
+        return Array(dtypes.coerce_scalar(x), weak_type=True)
+    v = np.asarray(x)
+    d = dtypes.canonicalize_dtype(v.dtype)
+    return Array(v if v.dtype == d else v.astype(d))
+
+
+def convert(x: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
+    """``x`` as ``dtype``; Python scalars convert at once, arrays through a primitive."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_python_scalar(x):
+        return Array(dtypes.coerce_scalar(x, dtype), weak_type=weak_type)
+    x = to_array(x)
+    if x.dtype == dtype and x.weak_type == weak_type:
+        return x
+    return lax_elem.convert_element_type(x, dtype, weak_type=weak_type)
+
+
+def promote_dtypes(*args: Any) -> list[Any]:
+    """Convert all arguments to their common dtype (JAX's promotion lattice)."""
+    if len(args) < 2:
+        return [to_array(x) for x in args]
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [convert(x, dt, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args: Any) -> list[Any]:
+    """Like ``promote_dtypes``, then ints and bools go to the default float type."""
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dt = dtypes.to_inexact_dtype(dt)
+    return [convert(x, dt, weak) for x in args]
+
+
+def promote_dtypes_numeric(*args: Any) -> list[Any]:
+    """Like ``promote_dtypes``, then bools go to the default int type."""
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dt = dtypes.to_numeric_dtype(dt)
+    return [convert(x, dt, weak) for x in args]
+
+
+def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
+    """NumPy rank promotion: prepend size-1 dimensions so ranks agree (scalars stay)."""
+    if len(args) < 2:
+        return list(args)
+    shapes = [np.shape(x) for x in args]
+    ranks = {len(s) for s in shapes if len(s)}
+    if len(ranks) <= 1:
+        # Equal ranks: the lax primitive checks the sizes (a TypeError, as in JAX).
+        return list(args)
+    _check_broadcastable(fun_name, shapes)
+    mode = config.jax_numpy_rank_promotion
+    if mode != "allow":
+        msg = (
+            f"{fun_name}: operands of different ranks {[tuple(s) for s in shapes]} would be "
+            "rank-promoted (jax_numpy_rank_promotion is set to "
+            f"'{mode}')."
+        )
+        if mode == "raise":
+            raise ValueError(msg)
+        warnings.warn(msg, stacklevel=3)
+    rank = max(ranks)
+    out = []
+    for x, s in zip(args, shapes):
+        if len(s) and len(s) < rank:
+            x = lax_shape.broadcast_in_dim(
+                x, (1,) * (rank - len(s)) + tuple(s), tuple(range(rank - len(s), rank))
+            )
+        out.append(x)
+    return out
+
+
+def _check_broadcastable(fun_name: str, shapes) -> None:
+    rank = max(len(s) for s in shapes)
+    for i in range(1, rank + 1):
+        sizes = {s[-i] for s in shapes if len(s) >= i and s[-i] != 1}
+        if len(sizes) > 1:
+            raise ValueError(
+                f"{fun_name}: incompatible shapes for broadcasting: "
+                + ", ".join(str(tuple(s)) for s in shapes)
+                + f" (dimension {-i} has sizes {sorted(sizes)})."
+            )
+
+
+def promote_args(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def ndim(x: Any) -> int:
+    return len(np.shape(x)) if not isinstance(x, (Array, Tracer)) else x.ndim
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    if isinstance(x, (Array, Tracer)):
+        return x.shape
+    return np.shape(x)
+
+
+def aval_of(x: Any) -> core.ShapedArray:
+    return core.get_aval(x)

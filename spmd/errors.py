@@ -1,0 +1,11 @@
+"""spmd.errors: error classes with JAX's names. Re-exports only."""
+
+from spmd._src.errors import (  # noqa: F401
+    ConcretizationTypeError,
+    JAXTypeError,
+    KeyReuseError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
