@@ -123,17 +123,23 @@ def _positional_names(fun: Callable) -> tuple[list[str], inspect.Signature | Non
 
 
 class _CacheEntry:
-    __slots__ = ("jaxpr", "hoisted", "compiled", "out_tree", "out_weak")
+    __slots__ = ("jaxpr", "staged", "staged_args", "compiled", "out_tree", "out_weak")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree) -> None:
         self.jaxpr = jaxpr
-        # Staged into an enclosing trace, consts become leading operands: transformations
-        # then see them as ordinary inputs.
-        j, _ = pe.convert_constvars_jaxpr(jaxpr)
-        self.hoisted = ClosedJaxpr(j, [])
-        self.compiled = dispatch.compile_jaxpr(jaxpr.jaxpr, jaxpr.consts)
         self.out_tree = out_tree
         self.out_weak = [a.weak_type for a in jaxpr.out_avals]
+        if any(isinstance(c, Tracer) for c in jaxpr.consts):
+            # Closed over values of an enclosing trace: staged, they become leading operands
+            # (the enclosing trace must see them); such a program is never compiled or cached.
+            j, _ = pe.convert_constvars_jaxpr(jaxpr)
+            self.staged = ClosedJaxpr(j, [])
+            self.staged_args = list(jaxpr.consts)
+            self.compiled = None
+        else:
+            self.staged = jaxpr
+            self.staged_args = []
+            self.compiled = dispatch.compile_jaxpr(jaxpr.jaxpr, jaxpr.consts)
 
 
 def _check_static_argnums(static_argnums, n_pos: int | None, fun_name: str) -> tuple[int, ...]:
@@ -273,7 +279,8 @@ class JitWrapped:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, leaves, treedef)
-            self._cache[key] = entry
+            if entry.compiled is not None:
+                self._cache[key] = entry
         return entry, leaves
 
     def _trace(self, args, kwargs, dyn_args, dyn_kwargs, leaves, treedef) -> _CacheEntry:
@@ -287,7 +294,7 @@ class JitWrapped:
             a, kw = tu.tree_unflatten(treedef, flat)
             full_args = list(a)
             for i in static_nums:
-                if i <= len(full_args):
+                if i < len(args):
                     full_args.insert(i, args[i])
             full_kwargs = dict(kw)
             for k, v in kwargs.items():
@@ -321,9 +328,8 @@ class JitWrapped:
                 for o, w in zip(outs, entry.out_weak)
             ]
         else:
-            consts = entry.jaxpr.consts
             out_leaves = dispatch.jit_p.bind(
-                *consts, *leaves, jaxpr=entry.hoisted, name=self.__name__
+                *entry.staged_args, *leaves, jaxpr=entry.staged, name=self.__name__
             )
         return tu.tree_unflatten(entry.out_tree, out_leaves)
 

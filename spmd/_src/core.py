@@ -45,9 +45,9 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
+        self.shape = shape if type(shape) is tuple else tuple(shape)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.weak_type = weak_type is True or bool(weak_type)
 
     @property
     def ndim(self) -> int:
@@ -102,7 +102,7 @@ def get_aval(x: Any) -> ShapedArray:
     if aval is not None:
         return aval
     if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-        return ShapedArray((), dtypes.dtype(x, canonicalize=True), weak_type=True)
+        return ShapedArray((), dtypes.dtype(x, canonicalize=True), dtypes.is_weakly_typed(x))
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")

@@ -80,9 +80,11 @@ def _kernel(prim: core.Primitive, params: dict) -> Callable:
     rule = compile_rules.get(prim)
     if rule is not None:
         return rule(**params)
+    # Compiled programs run under one errstate; call kernels without their own.
+    impl = getattr(prim.impl, "__wrapped__", prim.impl)
     if not params:
-        return prim.impl
-    return functools.partial(prim.impl, **params)
+        return impl
+    return functools.partial(impl, **params)
 
 
 def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., list]:
@@ -125,8 +127,10 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
         else:
             lines.append(f"    {outs[0]} = {fn}({ins})")
     ret = ", ".join(read(a) for a in jaxpr.outvars)
-    src = f"def _compiled({', '.join(params)}):\n" + "\n".join(lines)
-    src += f"\n    return [{ret}]\n"
+    ns["_errstate"] = np.errstate
+    body = "\n".join("    " + ln for ln in lines) if lines else "        pass"
+    src = f"def _compiled({', '.join(params)}):\n    with _errstate(all='ignore'):\n{body}\n"
+    src += f"    return [{ret}]\n"
     exec(compile(src, "<spmd.jit>", "exec"), ns)
     fn = ns["_compiled"]
     fn.__spmd_source__ = src

@@ -84,7 +84,7 @@ class LRU:
         d = self._d
         d[key] = value
         d.move_to_end(key)
-        if len(d) > self.maxsize:
+        while len(d) > self.maxsize:
             d.popitem(last=False)
 
     def __len__(self) -> int:

@@ -532,7 +532,7 @@ def add(x, y):
     return add_p.bind(x, y)
 
 
-add_p = binop("add", np.add, numeric, quiet=True)
+add_p = binop("add", np.add, numeric)
 
 
 def sub(x, y):
@@ -540,7 +540,7 @@ def sub(x, y):
     return sub_p.bind(x, y)
 
 
-sub_p = binop("sub", np.subtract, numeric, quiet=True)
+sub_p = binop("sub", np.subtract, numeric)
 
 
 def mul(x, y):
@@ -548,7 +548,7 @@ def mul(x, y):
     return mul_p.bind(x, y)
 
 
-mul_p = binop("mul", np.multiply, numeric, quiet=True)
+mul_p = binop("mul", np.multiply, numeric)
 
 
 def div(x, y):

@@ -19,7 +19,17 @@ from spmd._src.core import ShapedArray
 # dtype classes accepted by elementwise primitives
 
 
+_KINDS: dict[np.dtype, str] = {}
+
+
 def _kind(dt: np.dtype) -> str:
+    k = _KINDS.get(dt)
+    if k is None:
+        k = _KINDS[dt] = _kind_uncached(dt)
+    return k
+
+
+def _kind_uncached(dt: np.dtype) -> str:
     if dt == np.bool_:
         return "bool"
     if dtypes.issubdtype(dt, np.complexfloating):
@@ -140,13 +150,18 @@ def same_dtypes(name: str, *avals: ShapedArray) -> np.dtype:
 
 def _quiet(f: Callable) -> Callable:
     """NumPy kernel that does not warn on overflow, division by zero or invalid values
-    (XLA computes these silently: inf and nan are results, not errors)."""
+    (XLA computes these silently: inf and nan are results, not errors).
+
+    jit runs a whole program under one ``errstate`` and calls ``__wrapped__`` directly, so
+    the cost of entering ``errstate`` is paid once per call, not once per operation.
+    """
 
     def g(*args, **kw):
         with np.errstate(all="ignore"):
             return f(*args, **kw)
 
     g.__name__ = getattr(f, "__name__", "kernel")
+    g.__wrapped__ = f
     return g
 
 

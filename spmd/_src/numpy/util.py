@@ -46,7 +46,7 @@ def to_array(x: Any) -> Any:
     if hasattr(x, "__jax_array__"):
         return to_array(x.__jax_array__())
     if dtypes.is_python_scalar(x):
-        return Array(dtypes.coerce_scalar(x), weak_type=True)
+        return Array(dtypes.coerce_scalar(x), weak_type=dtypes.is_weakly_typed(x))
     v = np.asarray(x)
     d = dtypes.canonicalize_dtype(v.dtype)
     return Array(v if v.dtype == d else v.astype(d))
@@ -67,6 +67,15 @@ def promote_dtypes(*args: Any) -> list[Any]:
     """Convert all arguments to their common dtype (JAX's promotion lattice)."""
     if len(args) < 2:
         return [to_array(x) for x in args]
+    # Fast path: operands that are already spmd values of one type need no promotion.
+    a0 = args[0]
+    if isinstance(a0, (Array, Tracer)):
+        d0, w0 = a0.dtype, a0.weak_type
+        for a in args[1:]:
+            if not (isinstance(a, (Array, Tracer)) and a.dtype == d0 and a.weak_type == w0):
+                break
+        else:
+            return list(args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     return [convert(x, dt, weak) for x in args]
 

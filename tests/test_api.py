@@ -1,0 +1,228 @@
+"""jit, make_jaxpr and eval_shape: caching, static arguments, pytrees, lowering, and the
+errors for bad input (one test per case)."""
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax
+from spmd._src.array import Array
+from spmd.errors import ConcretizationTypeError, TracerBoolConversionError
+
+
+def arr(*shape, dtype=np.float32):
+    return Array(np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape))
+
+
+def test_jit_traces_once_per_signature():
+    count = []
+
+    @spmd.jit
+    def f(x, y):
+        count.append(1)
+        return jnp.sin(x) * y
+
+    x = arr(2, 3)
+    f(x, 2.0)
+    f(x + 1, 3.0)
+    assert len(count) == 1
+    f(arr(3, 3), 2.0)  # new shape
+    f(x, 2)  # weak int instead of weak float
+    f(x, np.float32(2))  # strong float
+    assert len(count) == 4
+    assert f._cache_size() == 4
+
+
+def test_jit_equals_eager():
+    def f(x, y):
+        return jnp.tanh(x * y + 1.0) - lax.reduce_sum(x, (0,))
+
+    x, y = arr(4, 3) / 10, arr(3) / 5
+    np.testing.assert_array_equal(np.asarray(spmd.jit(f)(x, y)), np.asarray(f(x, y)))
+
+
+def test_static_argnums_and_argnames():
+    f = spmd.jit(lambda x, n: x * n, static_argnums=1)
+    assert f(arr(3), 2).tolist() == [0.0, 2.0, 4.0]
+    # A static argument given by position is also static by name, and vice versa.
+    assert f(arr(3), n=3).tolist() == [0.0, 3.0, 6.0]
+    g = spmd.jit(lambda x, scale: x * scale, static_argnames="scale")
+    assert g(arr(3), scale=2.0).tolist() == [0.0, 2.0, 4.0]
+    assert g(arr(3), 2.0).tolist() == [0.0, 2.0, 4.0]
+
+
+def test_static_argument_controls_python_control_flow():
+    @spmd.jit
+    def inner(x):
+        return x
+
+    f = spmd.jit(lambda x, flag: x + 1 if flag else x - 1, static_argnums=(1,))
+    assert f(arr(2), True).tolist() == [1.0, 2.0]
+    assert f(arr(2), False).tolist() == [-1.0, 0.0]
+    assert inner(arr(2)).tolist() == [0.0, 1.0]
+
+
+def test_pytrees_in_and_out():
+    @spmd.jit
+    def f(d, t):
+        return {"sum": d["a"] + t[0], "pair": (t[1], None)}
+
+    out = f({"a": arr(2)}, (arr(2), 3.0))
+    assert set(out) == {"sum", "pair"}
+    assert out["sum"].tolist() == [0.0, 2.0]
+    assert out["pair"][1] is None
+    assert out["pair"][0].weak_type
+
+
+def test_weak_types_survive_jit():
+    out = spmd.jit(lambda: (1.0, 2))()
+    assert repr(out[0]) == "Array(1., dtype=float32, weak_type=True)"
+    assert repr(out[1]) == "Array(2, dtype=int32, weak_type=True)"
+
+
+def test_closures_over_arrays_become_constants():
+    c = arr(3)
+    f = spmd.jit(lambda x: x + c)
+    assert f(arr(2, 3)).tolist() == [[0, 2, 4], [3, 5, 7]]
+    text = str(spmd.make_jaxpr(lambda x: x + c)(arr(2, 3)))
+    assert text.startswith("{ lambda a:f32[3]; b:f32[2,3]. let")
+
+
+def test_nested_jit_and_closure_over_outer_tracer():
+    @spmd.jit
+    def outer(x):
+        y = x * 2.0
+        inner = spmd.jit(lambda z: z + y)  # closes over a tracer of the outer trace
+        return inner(x)
+
+    assert outer(arr(3)).tolist() == [0.0, 3.0, 6.0]
+    assert outer(arr(3) + 1).tolist() == [3.0, 6.0, 9.0]
+
+
+def test_lower_and_compile():
+    f = spmd.jit(lambda x: jnp.sin(x) + 1.0)
+    lowered = f.lower(arr(2))
+    assert "sin" in lowered.as_text()
+    compiled = lowered.compile()
+    np.testing.assert_array_equal(np.asarray(compiled(arr(2))), np.asarray(f(arr(2))))
+    assert "def _compiled" in compiled.as_text()
+    with pytest.raises(TypeError, match="compiled for"):
+        compiled(arr(3))
+    assert f.trace(arr(2)).jaxpr.out_avals[0].str_short() == "f32[2]"
+
+
+def test_eval_shape():
+    out = spmd.eval_shape(lambda x: lax.reduce_sum(x, (0,)), spmd.ShapeDtypeStruct((4, 3), np.float32))
+    assert out == spmd.ShapeDtypeStruct((3,), np.float32)
+    out = spmd.jit(lambda x, y: (x, y)).eval_shape(arr(2), 1.0)
+    assert out[1] == spmd.ShapeDtypeStruct((), np.float32, weak_type=True)
+
+
+def test_make_jaxpr_static_argnums():
+    text = str(spmd.make_jaxpr(lambda x, n: x * n, static_argnums=1)(arr(2), 3))
+    assert text == "{ lambda ; a:f32[2]. let b:f32[2] = mul a 3.0:f32[] in (b,) }"
+
+
+def test_disable_jit_runs_python():
+    seen = []
+
+    def f(x):
+        seen.append(type(x))
+        return x
+
+    spmd.config.update("jax_disable_jit", True)
+    try:
+        spmd.jit(f)(arr(2))
+    finally:
+        spmd.config.update("jax_disable_jit", False)
+    assert seen == [Array]
+
+
+def test_jit_cache_is_bounded():
+    f = spmd.jit(lambda x: x + 1)
+    for n in range(1, 6):
+        f(arr(n))
+    assert f._cache_size() == 5
+    f._cache.maxsize = 3
+    f(arr(7))
+    assert f._cache_size() == 3
+
+
+def test_jit_as_decorator_with_options():
+    @spmd.jit(static_argnums=(1,))
+    def f(x, n):
+        return x * n
+
+    assert f(arr(2), 4).tolist() == [0.0, 4.0]
+
+
+# --- bad input: one test per case ------------------------------------------------------------
+
+
+def test_error_str_argument_names_the_path():
+    with pytest.raises(TypeError, match="at path x") as e:
+        spmd.jit(lambda x: x)("a")
+    assert "static_argnums" in str(e.value)
+    with pytest.raises(TypeError, match=r"path d\['k'\]"):
+        spmd.jit(lambda d: d)({"k": "a"})
+
+
+def test_error_unhashable_static_argument():
+    with pytest.raises(ValueError, match="non-hashable static arguments") as e:
+        spmd.jit(lambda x, n: x, static_argnums=1)(arr(2), [1, 2])
+    assert "list" in str(e.value)
+
+
+def test_error_static_argnums_out_of_range():
+    with pytest.raises(ValueError, match="static_argnums=\\(3,\\) refers to argument 3") as e:
+        spmd.jit(lambda x: x, static_argnums=3)
+    assert "takes only 1 positional argument" in str(e.value)
+
+
+def test_error_static_argnames_unknown():
+    with pytest.raises(ValueError, match="'nope'"):
+        spmd.jit(lambda x: x, static_argnames="nope")
+
+
+def test_error_tracer_in_if_names_the_argument():
+    def f(x, y):
+        if y * 2 > 0:
+            return x
+        return -x
+
+    with pytest.raises(TracerBoolConversionError) as e:
+        spmd.jit(f)(1.0, 2.0)
+    msg = str(e.value)
+    assert "depends on the value of the argument y" in msg
+    assert "static_argnums" in msg and "lax.cond" in msg
+    assert isinstance(e.value, ConcretizationTypeError) and isinstance(e.value, TypeError)
+
+
+def test_error_tracer_in_if_names_pytree_path():
+    def f(d):
+        return d["a"] if d["b"] > 0 else d["a"]
+
+    with pytest.raises(TracerBoolConversionError, match=r"argument d\['b'\]"):
+        spmd.jit(f)({"a": 1.0, "b": 2.0})
+
+
+def test_error_tracer_to_int_and_numpy():
+    with pytest.raises(TypeError, match="__index__"):
+        spmd.jit(lambda x: list(range(x)))(3)
+    with pytest.raises(TypeError, match="__array__"):
+        spmd.jit(lambda x: np.sin(x))(arr(2))
+
+
+def test_error_mismatched_shapes_binary_op():
+    with pytest.raises(TypeError, match=r"add got incompatible shapes for broadcasting: \(3,\), \(4,\)"):
+        jnp.add(arr(3), arr(4))
+    with pytest.raises(ValueError, match=r"\(2, 3\), \(4,\)"):
+        jnp.add(arr(2, 3), arr(4))
+    with pytest.raises(TypeError, match="lax.add requires arguments to have the same dtypes"):
+        lax.add(arr(3), arr(3, dtype=np.int32))
+
+
+def test_error_output_not_an_array():
+    with pytest.raises(TypeError, match="output 0"):
+        spmd.jit(lambda x: "s")(arr(2))

@@ -1,0 +1,164 @@
+"""The Array type: printing as JAX prints, NumPy interop, conversions and methods."""
+
+import copy
+import pickle
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd._src.array import Array
+
+
+def A(x, weak=False):
+    return Array(np.asarray(x), weak)
+
+
+# Reprs recorded from JAX 0.10.2.
+REPRS = [
+    (A(np.arange(3, dtype=np.int32)), "Array([0, 1, 2], dtype=int32)"),
+    (A(np.float32(1), True), "Array(1., dtype=float32, weak_type=True)"),
+    (A(np.array([True, False])), "Array([ True, False], dtype=bool)"),
+    (A(np.zeros((0, 3), np.float32)), "Array([], shape=(0, 3), dtype=float32)"),
+    (A(np.array([1 + 2j], np.complex64)), "Array([1.+2.j], dtype=complex64)"),
+    (
+        A(np.ones((2, 3), ml_dtypes.bfloat16)),
+        "Array([[1, 1, 1],\n       [1, 1, 1]], dtype=bfloat16)",
+    ),
+    (
+        A(np.arange(12, dtype=np.float32).reshape(3, 4) * np.float32(1e10)),
+        "Array([[0.0e+00, 1.0e+10, 2.0e+10, 3.0e+10],\n"
+        "       [4.0e+10, 5.0e+10, 6.0e+10, 7.0e+10],\n"
+        "       [8.0e+10, 9.0e+10, 1.0e+11, 1.1e+11]], dtype=float32)",
+    ),
+    (
+        A(np.arange(100, dtype=np.int32)),
+        "Array([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16,\n"
+        "       17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33,\n"
+        "       34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50,\n"
+        "       51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67,\n"
+        "       68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84,\n"
+        "       85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99],      dtype=int32)",
+    ),
+    (A(np.arange(2000, dtype=np.int32)), "Array([   0,    1,    2, ..., 1997, 1998, 1999], dtype=int32)"),
+]
+
+
+@pytest.mark.parametrize("x,text", REPRS, ids=range(len(REPRS)))
+def test_repr_matches_jax(x, text):
+    assert repr(x) == text
+
+
+def test_repr_of_long_float_array_matches_jax():
+    x = A(np.arange(32, dtype=np.float32) * np.float32(1.1))
+    assert repr(x).startswith("Array([ 0.       ,  1.1      ,  2.2      ,  3.3000002,  4.4      ,\n")
+    assert repr(x).endswith("       33.       , 34.100002 ], dtype=float32)")
+
+
+def test_str_is_numpy_str():
+    assert str(A(np.arange(3, dtype=np.int32))) == "[0 1 2]"
+    assert str(A(np.arange(2000, dtype=np.int32))) == "[   0    1    2 ... 1997 1998 1999]"
+
+
+def test_numpy_interop_both_ways():
+    x = A(np.arange(6, dtype=np.float32).reshape(2, 3))
+    n = np.asarray(x)
+    assert n.dtype == np.float32 and n.shape == (2, 3)
+    assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    # NumPy ufuncs on Arrays give NumPy results; spmd functions take NumPy inputs.
+    assert isinstance(np.sin(x), np.ndarray)
+    assert isinstance(jnp.sin(n), Array)
+
+
+def test_scalar_conversions_and_item():
+    x = A(np.float32(2.5))
+    assert float(x) == 2.5 and int(x) == 2 and complex(x) == 2.5 + 0j and bool(x)
+    assert x.item() == 2.5
+    assert A(np.arange(4, dtype=np.int32)).tolist() == [0, 1, 2, 3]
+    assert [1, 2, 3][A(np.int32(1))] == 2
+    with pytest.raises(TypeError, match="integer"):
+        [1, 2][A(np.float32(1))]
+
+
+def test_shape_properties():
+    x = A(np.zeros((2, 3, 4), np.float16))
+    assert x.shape == (2, 3, 4) and x.ndim == 3 and x.size == 24
+    assert x.dtype == np.float16 and x.itemsize == 2 and x.nbytes == 48
+    assert x.block_until_ready() is x
+    assert len(x) == 2
+    with pytest.raises(TypeError, match="len"):
+        len(A(np.float32(1)))
+
+
+def test_iteration_yields_rows():
+    rows = list(A(np.arange(6, dtype=np.int32).reshape(3, 2)))
+    assert len(rows) == 3 and all(isinstance(r, Array) for r in rows)
+    assert rows[2].tolist() == [4, 5]
+
+
+def test_unhashable_but_picklable_and_copyable():
+    x = A(np.arange(3, dtype=np.int32), True)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(x)
+    y = pickle.loads(pickle.dumps(x))
+    assert y.tolist() == [0, 1, 2] and y.weak_type
+    assert copy.deepcopy(x).tolist() == [0, 1, 2]
+    assert copy.copy(x).tolist() == [0, 1, 2]
+
+
+def test_format():
+    assert f"{A(np.float32(1.5)):.2f}" == "1.50"
+
+
+def test_operators_defer_to_unknown_types():
+    class Other:
+        def __radd__(self, other):
+            return "other"
+
+    assert A(np.float32(1)) + Other() == "other"
+
+
+def test_every_python_operator():
+    x = A(np.array([5, -7, 9], np.int32))
+    y = A(np.array([2, 3, -4], np.int32))
+    n, m = np.asarray(x), np.asarray(y)
+    cases = {
+        "+": (x + y, n + m),
+        "-": (x - y, n - m),
+        "*": (x * y, n * m),
+        "//": (x // y, n // m),
+        "%": (x % y, n % m),
+        "**": (x ** 2, n**2),
+        "&": (x & y, n & m),
+        "|": (x | y, n | m),
+        "^": (x ^ y, n ^ m),
+        "<<": (x << 1, n << 1),
+        ">>": (x >> 1, n >> 1),
+        "<": (x < y, n < m),
+        "<=": (x <= y, n <= m),
+        ">": (x > y, n > m),
+        ">=": (x >= y, n >= m),
+        "==": (x == y, n == m),
+        "!=": (x != y, n != m),
+        "neg": (-x, -n),
+        "pos": (+x, +n),
+        "abs": (abs(x), np.abs(n)),
+        "~": (~x, ~n),
+        "r+": (1 + x, 1 + n),
+        "r-": (1 - x, 1 - n),
+        "r*": (2 * x, 2 * n),
+        "r//": (100 // x, 100 // n),
+    }
+    for name, (got, want) in cases.items():
+        assert isinstance(got, Array), name
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=name)
+    np.testing.assert_allclose(np.asarray(x / y), n / m, rtol=1e-6)
+    assert (x / y).dtype == np.float32
+
+
+def test_operators_work_on_tracers():
+    f = spmd.jit(lambda x, y: (x + y, x * 2, 1 - x, x > y, -x))
+    outs = f(A(np.float32([1, 2])), A(np.float32([3, 0])))
+    assert [o.tolist() for o in outs] == [[4, 2], [2, 4], [0, -1], [False, True], [-1, -2]]

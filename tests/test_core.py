@@ -1,0 +1,141 @@
+"""The core: abstract values, the jaxpr IR, its printer, interpreter and type checker."""
+
+import numpy as np
+import pytest
+
+import spmd
+from spmd import lax
+from spmd._src import core
+from spmd._src import pretty_printer as pp
+from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Var
+
+
+def f32(*shape):
+    return np.ones(shape, np.float32)
+
+
+def test_shaped_array_basics():
+    a = ShapedArray((8, 3), np.float32)
+    assert a.str_short() == "f32[8,3]"
+    assert a.ndim == 2 and a.size == 24
+    assert a == ShapedArray((8, 3), np.dtype("float32"))
+    assert a != ShapedArray((8, 3), np.float32, weak_type=True)
+    assert hash(a) == hash(ShapedArray([8, 3], "float32"))
+    assert ShapedArray((), np.bool_).str_short() == "bool[]"
+    assert ShapedArray((2,), spmd.numpy.bfloat16).str_short() == "bf16[2]"
+
+
+def test_get_aval_of_python_scalars_is_weak():
+    assert core.get_aval(1.0) == ShapedArray((), np.float32, weak_type=True)
+    assert core.get_aval(3) == ShapedArray((), np.int32, weak_type=True)
+    assert core.get_aval(True) == ShapedArray((), np.bool_, weak_type=False)
+    assert core.get_aval(np.float64(1)) == ShapedArray((), np.float32)
+    with pytest.raises(TypeError, match="not a valid JAX type"):
+        core.get_aval("a")
+
+
+def test_var_names_follow_jax_sequence():
+    ctx = core.PPContext()
+    names = [ctx.fresh() for _ in range(30)]
+    assert names[:3] == ["a", "b", "c"]
+    assert names[25:30] == ["z", "ba", "bb", "bc", "bd"]
+
+
+def test_pretty_printer_groups_fit_or_break():
+    doc = pp.group(
+        pp.concat([pp.text("f["), pp.nest(2, pp.concat([pp.brk(""), pp.text("a=1")])), pp.brk(""), pp.text("]")])
+    )
+    assert pp.format_doc(doc, 80) == "f[a=1]"
+    assert pp.format_doc(doc, 4) == "f[\n  a=1\n]"
+
+
+def test_make_jaxpr_text_matches_jax_format():
+    # Text recorded from jax.make_jaxpr in JAX 0.10.2.
+    text = str(spmd.make_jaxpr(lambda x: x * 2.0)(1.0))
+    assert text == "{ lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }"
+
+
+def test_long_argument_lists_wrap_like_jax():
+    expected_head = (
+        "{ lambda ; a:f32[] b:f32[] c:f32[] d:f32[] e:f32[] f:f32[] g:f32[] h:f32[] i:f32[]\n"
+        "    j:f32[] k:f32[] l:f32[] m:f32[] n:f32[] o:f32[] p:f32[] q:f32[] r:f32[] s:f32[]\n"
+        "    t:f32[] u:f32[] v:f32[] w:f32[] x:f32[] y:f32[] z:f32[] ba:f32[] bb:f32[] bc:f32[]\n"
+        "    bd:f32[]. let\n"
+        "    be:f32[] = add 0.0:f32[] a\n"
+    )
+    text = str(spmd.make_jaxpr(lambda *a: sum(a))(*([1.0] * 30)))
+    assert text.startswith(expected_head)
+    assert text.endswith("    ch:f32[] = add cg bd\n  in (ch,) }")
+
+
+def test_constvars_and_nested_jit_print_like_jax():
+    c = np.arange(3.0)
+
+    def f(x):
+        return spmd.jit(lambda y: y * 3.0)(x) + c
+
+    expected = (
+        "{ lambda a:f32[3]; b:f32[4,3]. let\n"
+        "    c:f32[4,3] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; b:f32[4,3]. let c:f32[4,3] = mul b 3.0:f32[] in (c,) }\n"
+        "    ] b\n"
+        "    d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a\n"
+        "    e:f32[4,3] = add c d\n"
+        "  in (e,) }"
+    )
+    assert str(spmd.make_jaxpr(f)(f32(4, 3))) == expected
+
+
+def test_eval_jaxpr_matches_direct_evaluation():
+    def f(x, y):
+        return lax.sin(x) * y + 1.0, lax.reduce_sum(x, (0,))
+
+    x, y = np.arange(6, dtype=np.float32).reshape(2, 3), np.float32(2)
+    closed = spmd.make_jaxpr(f)(x, y)
+    out = core.eval_jaxpr(closed.jaxpr, closed.consts, x, y)
+    want = f(x, y)
+    for o, w in zip(out, want):
+        np.testing.assert_array_equal(np.asarray(o), np.asarray(w))
+
+
+def test_check_jaxpr_accepts_traced_programs_and_rejects_bad_ones():
+    closed = spmd.make_jaxpr(lambda x: lax.sin(x) + 1.0)(f32(3))
+    core.check_jaxpr(closed.jaxpr)
+
+    a = Var(ShapedArray((3,), np.float32))
+    b = Var(ShapedArray((4,), np.float32))  # wrong declared type
+    eqn = JaxprEqn([a], [b], lax.sin_p, {})
+    with pytest.raises(core.JaxprTypeError, match="outvar has type f32\\[4\\]"):
+        core.check_jaxpr(Jaxpr([], [a], [b], [eqn]))
+
+    undefined = Var(ShapedArray((3,), np.float32))
+    eqn = JaxprEqn([undefined], [Var(ShapedArray((3,), np.float32))], lax.sin_p, {})
+    with pytest.raises(core.JaxprTypeError, match="used before definition"):
+        core.check_jaxpr(Jaxpr([], [a], [], [eqn]))
+
+
+def test_literal_repr():
+    assert repr(Literal(np.float32(2), ShapedArray((), np.float32))) == "2.0:f32[]"
+    assert repr(Literal(np.bool_(True), ShapedArray((), np.bool_))) == "True:bool[]"
+    assert repr(Literal(np.int32(0), ShapedArray((), np.int32))) == "0:i32[]"
+
+
+def test_closed_jaxpr_avals():
+    closed = spmd.make_jaxpr(lambda x: (x, lax.reduce_sum(x, (0,))))(f32(2, 3))
+    assert isinstance(closed, ClosedJaxpr)
+    assert [a.str_short() for a in closed.in_avals] == ["f32[2,3]"]
+    assert [a.str_short() for a in closed.out_avals] == ["f32[2,3]", "f32[3]"]
+
+
+def test_current_trace_is_a_context_value():
+    assert core.trace_ctx.trace is core.eval_trace
+    seen = []
+
+    def f(x):
+        seen.append(core.trace_ctx.trace)
+        return x
+
+    spmd.make_jaxpr(f)(1.0)
+    assert seen[0] is not core.eval_trace
+    assert core.trace_ctx.trace is core.eval_trace
