@@ -3,10 +3,10 @@
 This module re-exports the public API; the implementation lives in ``spmd._src``.
 """
 
-from spmd._src.config import config
 from spmd._src import dispatch as _dispatch  # noqa: F401  (installs the eager executor)
 from spmd._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
 from spmd._src.array import Array
+from spmd._src.config import config
 from spmd._src.numpy import array_methods as _array_methods
 
 _array_methods.install()

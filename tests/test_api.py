@@ -106,14 +106,16 @@ def test_lower_and_compile():
     assert "sin" in lowered.as_text()
     compiled = lowered.compile()
     np.testing.assert_array_equal(np.asarray(compiled(arr(2))), np.asarray(f(arr(2))))
-    assert "def _compiled" in compiled.as_text()
+    assert "def _program" in compiled.as_text()
     with pytest.raises(TypeError, match="compiled for"):
         compiled(arr(3))
     assert f.trace(arr(2)).jaxpr.out_avals[0].str_short() == "f32[2]"
 
 
 def test_eval_shape():
-    out = spmd.eval_shape(lambda x: lax.reduce_sum(x, (0,)), spmd.ShapeDtypeStruct((4, 3), np.float32))
+    out = spmd.eval_shape(
+        lambda x: lax.reduce_sum(x, (0,)), spmd.ShapeDtypeStruct((4, 3), np.float32)
+    )
     assert out == spmd.ShapeDtypeStruct((3,), np.float32)
     out = spmd.jit(lambda x, y: (x, y)).eval_shape(arr(2), 1.0)
     assert out[1] == spmd.ShapeDtypeStruct((), np.float32, weak_type=True)
@@ -215,7 +217,9 @@ def test_error_tracer_to_int_and_numpy():
 
 
 def test_error_mismatched_shapes_binary_op():
-    with pytest.raises(TypeError, match=r"add got incompatible shapes for broadcasting: \(3,\), \(4,\)"):
+    with pytest.raises(
+        TypeError, match=r"add got incompatible shapes for broadcasting: \(3,\), \(4,\)"
+    ):
         jnp.add(arr(3), arr(4))
     with pytest.raises(ValueError, match=r"\(2, 3\), \(4,\)"):
         jnp.add(arr(2, 3), arr(4))

@@ -42,7 +42,10 @@ REPRS = [
         "       68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84,\n"
         "       85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99],      dtype=int32)",
     ),
-    (A(np.arange(2000, dtype=np.int32)), "Array([   0,    1,    2, ..., 1997, 1998, 1999], dtype=int32)"),
+    (
+        A(np.arange(2000, dtype=np.int32)),
+        "Array([   0,    1,    2, ..., 1997, 1998, 1999], dtype=int32)",
+    ),
 ]
 
 
@@ -53,7 +56,9 @@ def test_repr_matches_jax(x, text):
 
 def test_repr_of_long_float_array_matches_jax():
     x = A(np.arange(32, dtype=np.float32) * np.float32(1.1))
-    assert repr(x).startswith("Array([ 0.       ,  1.1      ,  2.2      ,  3.3000002,  4.4      ,\n")
+    assert repr(x).startswith(
+        "Array([ 0.       ,  1.1      ,  2.2      ,  3.3000002,  4.4      ,\n"
+    )
     assert repr(x).endswith("       33.       , 34.100002 ], dtype=float32)")
 
 
@@ -130,7 +135,7 @@ def test_every_python_operator():
         "*": (x * y, n * m),
         "//": (x // y, n // m),
         "%": (x % y, n % m),
-        "**": (x ** 2, n**2),
+        "**": (x**2, n**2),
         "&": (x & y, n & m),
         "|": (x | y, n | m),
         "^": (x ^ y, n ^ m),

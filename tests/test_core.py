@@ -43,7 +43,14 @@ def test_var_names_follow_jax_sequence():
 
 def test_pretty_printer_groups_fit_or_break():
     doc = pp.group(
-        pp.concat([pp.text("f["), pp.nest(2, pp.concat([pp.brk(""), pp.text("a=1")])), pp.brk(""), pp.text("]")])
+        pp.concat(
+            [
+                pp.text("f["),
+                pp.nest(2, pp.concat([pp.brk(""), pp.text("a=1")])),
+                pp.brk(""),
+                pp.text("]"),
+            ]
+        )
     )
     assert pp.format_doc(doc, 80) == "f[a=1]"
     assert pp.format_doc(doc, 4) == "f[\n  a=1\n]"

@@ -49,11 +49,12 @@ class ShapeDtypeStruct:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{wt})"
 
     def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, ShapeDtypeStruct)
-            and (self.shape, self.dtype, self.sharding, self.weak_type)
-            == (other.shape, other.dtype, other.sharding, other.weak_type)
-        )
+        return isinstance(other, ShapeDtypeStruct) and (
+            self.shape,
+            self.dtype,
+            self.sharding,
+            self.weak_type,
+        ) == (other.shape, other.dtype, other.sharding, other.weak_type)
 
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.sharding, self.weak_type))
@@ -264,9 +265,7 @@ class JitWrapped:
         leaves, treedef = tu.tree_flatten((dyn_args, dyn_kwargs))
         try:
             sig = tuple(
-                (x._value.shape, x._value.dtype, x.weak_type)
-                if type(x) is Array
-                else _aval_key(x)
+                (x._value.shape, x._value.dtype, x.weak_type) if type(x) is Array else _aval_key(x)
                 for x in leaves
             )
         except TypeError:
@@ -344,7 +343,10 @@ class JitWrapped:
         entry, _ = self._get_entry(args, kwargs)
         return tu.tree_unflatten(
             entry.out_tree,
-            [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in entry.jaxpr.out_avals],
+            [
+                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                for a in entry.jaxpr.out_avals
+            ],
         )
 
     def clear_cache(self) -> None:
@@ -399,7 +401,10 @@ class Traced:
     def out_info(self):
         return tu.tree_unflatten(
             self._entry.out_tree,
-            [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in self.jaxpr.out_avals],
+            [
+                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                for a in self.jaxpr.out_avals
+            ],
         )
 
     def lower(self) -> Lowered:
@@ -531,12 +536,16 @@ def make_jaxpr(
         prev = core.trace_ctx.axis_env
         core.trace_ctx.axis_env = prev + env
         try:
-            closed = pe.trace_to_jaxpr(flat_fun, avals, pe.DebugInfo("make_jaxpr", _fun_name(fun), paths))
+            closed = pe.trace_to_jaxpr(
+                flat_fun, avals, pe.DebugInfo("make_jaxpr", _fun_name(fun), paths)
+            )
         finally:
             core.trace_ctx.axis_env = prev
         if return_shape:
             out_tree, _ = out_tree_box[0]
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+            shapes = [
+                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals
+            ]
             return closed, tu.tree_unflatten(out_tree, shapes)
         return closed
 
@@ -563,5 +572,6 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
     closed = pe.trace_to_jaxpr(flat_fun, avals, pe.DebugInfo("eval_shape", _fun_name(fun), paths))
     return tu.tree_unflatten(
-        box[0], [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+        box[0],
+        [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals],
     )

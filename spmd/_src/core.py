@@ -358,10 +358,16 @@ class Literal:
 
 
 def _literal_str(val: Any) -> str:
-    v = np.asarray(val)
-    if v.dtype == np.bool_:
+    # As JAX prints literals: through the Python scalar (float32 1/3 is 0.3333333432674408).
+    v = np.asarray(val)[()]
+    kind = v.dtype.kind
+    if kind == "b":
         return str(bool(v))
-    return str(v[()])
+    if kind in "iu":
+        return str(int(v))
+    if kind == "c":
+        return str(complex(v))
+    return str(float(v))
 
 
 Atom = Var | Literal
@@ -576,7 +582,10 @@ def pp_vars(vs: Sequence[Atom], ctx: PPContext, separator: str = "", shapes=True
     return pp.nest(
         2,
         pp.group(
-            pp.join(pp.text(separator) + pp.group(pp.brk()), [pp.text(pp_var(v, ctx, shapes)) for v in vs])
+            pp.join(
+                pp.text(separator) + pp.group(pp.brk()),
+                [pp.text(pp_var(v, ctx, shapes)) for v in vs],
+            )
         ),
     )
 

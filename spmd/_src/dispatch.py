@@ -52,6 +52,32 @@ def _as_result(out: Any, aval: ShapedArray) -> Array:
     return Array(out, aval.weak_type)
 
 
+# NumPy warns on overflow, division by zero and invalid values; XLA computes inf and NaN
+# silently, and so does spmd. Kernels run with NumPy's error state set to ignore. Setting
+# NumPy's context variable directly costs a fraction of entering ``np.errstate`` (which matters
+# on the eager path, once per operation); where NumPy's internals differ, use errstate.
+try:
+    from numpy._core import _ufunc_config as _ufc
+    from numpy._core import umath as _umath
+
+    _EXTOBJ = _ufc._extobj_contextvar
+    _IGNORE = _umath._make_extobj(all="ignore")
+except (ImportError, AttributeError):  # pragma: no cover - older or newer NumPy
+    _EXTOBJ = None
+
+
+def run_quietly(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` with NumPy floating-point warnings off."""
+    if _EXTOBJ is None:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    token = _EXTOBJ.set(_IGNORE)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _EXTOBJ.reset(token)
+
+
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
     avals, vals = [], []
     for x in args:
@@ -59,7 +85,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         avals.append(a)
         vals.append(v)
     out_aval = prim.abstract_eval(*avals, **params)
-    out = prim.impl(*vals, **params)
+    out = run_quietly(prim.impl, *vals, **params)
     if prim.multiple_results:
         return [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
     return _as_result(out, out_aval)
@@ -80,11 +106,9 @@ def _kernel(prim: core.Primitive, params: dict) -> Callable:
     rule = compile_rules.get(prim)
     if rule is not None:
         return rule(**params)
-    # Compiled programs run under one errstate; call kernels without their own.
-    impl = getattr(prim.impl, "__wrapped__", prim.impl)
     if not params:
-        return impl
-    return functools.partial(impl, **params)
+        return prim.impl
+    return functools.partial(prim.impl, **params)
 
 
 def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., list]:
@@ -127,14 +151,17 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
         else:
             lines.append(f"    {outs[0]} = {fn}({ins})")
     ret = ", ".join(read(a) for a in jaxpr.outvars)
-    ns["_errstate"] = np.errstate
-    body = "\n".join("    " + ln for ln in lines) if lines else "        pass"
-    src = f"def _compiled({', '.join(params)}):\n    with _errstate(all='ignore'):\n{body}\n"
-    src += f"    return [{ret}]\n"
+    body = "\n".join(lines) if lines else "    pass"
+    src = f"def _program({', '.join(params)}):\n{body}\n    return [{ret}]\n"
     exec(compile(src, "<spmd.jit>", "exec"), ns)
-    fn = ns["_compiled"]
-    fn.__spmd_source__ = src
-    return fn
+    program = ns["_program"]
+
+    # One quiet region per call, not per kernel.
+    def _compiled(*args):
+        return run_quietly(program, *args)
+
+    _compiled.__spmd_source__ = src
+    return _compiled
 
 
 _compiled_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -116,7 +116,9 @@ class JaxprTrace(core.Trace):
             dep = f"the value of the argument {names[0]}"
         else:
             dep = "the values of the arguments " + ", ".join(names)
-        return where + f"this concrete value was not available in Python because it depends on {dep}."
+        return (
+            where + f"this concrete value was not available in Python because it depends on {dep}."
+        )
 
     def _arg_name(self, i: int) -> str:
         di = self.debug_info

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Any
 
 import numpy as np
 
@@ -22,8 +21,8 @@ from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
 from spmd._src.lax.utils import (
     any_dtype,
-    bool_or_int,
     binop,
+    bool_or_int,
     broadcasting_shape,
     check_dtype_kind,
     float_dtypes,
@@ -34,7 +33,6 @@ from spmd._src.lax.utils import (
     standard_primitive,
     unop,
 )
-
 
 # ---------------------------------------------------------------------------------------------
 # Unary arithmetic
@@ -122,7 +120,6 @@ is_finite_p = standard_primitive(
     lambda x: x.shape,
     lambda x: (check_dtype_kind("is_finite", float_dtypes, x), np.dtype(bool))[1],
     np.isfinite,
-    weak_type_rule=lambda x: False,
 )
 
 
@@ -146,7 +143,7 @@ def square(x):
     return square_p.bind(x)
 
 
-square_p = unop("square", np.square, numeric, quiet=True)
+square_p = unop("square", np.square, numeric)
 
 
 def integer_pow(x, y: int):
@@ -192,7 +189,7 @@ def exp(x):
     return exp_p.bind(x)
 
 
-exp_p = unop("exp", np.exp, inexact, quiet=True)
+exp_p = unop("exp", np.exp, inexact)
 
 
 def exp2(x):
@@ -200,7 +197,7 @@ def exp2(x):
     return exp2_p.bind(x)
 
 
-exp2_p = unop("exp2", np.exp2, inexact, quiet=True)
+exp2_p = unop("exp2", np.exp2, inexact)
 
 
 def log(x):
@@ -208,7 +205,7 @@ def log(x):
     return log_p.bind(x)
 
 
-log_p = unop("log", np.log, inexact, quiet=True)
+log_p = unop("log", np.log, inexact)
 
 
 def log1p(x):
@@ -216,7 +213,7 @@ def log1p(x):
     return log1p_p.bind(x)
 
 
-log1p_p = unop("log1p", np.log1p, inexact, quiet=True)
+log1p_p = unop("log1p", np.log1p, inexact)
 
 
 def expm1(x):
@@ -224,7 +221,7 @@ def expm1(x):
     return expm1_p.bind(x)
 
 
-expm1_p = unop("expm1", np.expm1, inexact, quiet=True)
+expm1_p = unop("expm1", np.expm1, inexact)
 
 
 def tanh(x):
@@ -254,7 +251,7 @@ def sin(x):
     return sin_p.bind(x)
 
 
-sin_p = unop("sin", np.sin, inexact, quiet=True)
+sin_p = unop("sin", np.sin, inexact)
 
 
 def cos(x):
@@ -262,7 +259,7 @@ def cos(x):
     return cos_p.bind(x)
 
 
-cos_p = unop("cos", np.cos, inexact, quiet=True)
+cos_p = unop("cos", np.cos, inexact)
 
 
 def tan(x):
@@ -270,7 +267,7 @@ def tan(x):
     return tan_p.bind(x)
 
 
-tan_p = unop("tan", np.tan, inexact, quiet=True)
+tan_p = unop("tan", np.tan, inexact)
 
 
 def asin(x):
@@ -278,7 +275,7 @@ def asin(x):
     return asin_p.bind(x)
 
 
-asin_p = unop("asin", np.arcsin, inexact, quiet=True)
+asin_p = unop("asin", np.arcsin, inexact)
 
 
 def acos(x):
@@ -286,7 +283,7 @@ def acos(x):
     return acos_p.bind(x)
 
 
-acos_p = unop("acos", np.arccos, inexact, quiet=True)
+acos_p = unop("acos", np.arccos, inexact)
 
 
 def atan(x):
@@ -302,7 +299,7 @@ def sinh(x):
     return sinh_p.bind(x)
 
 
-sinh_p = unop("sinh", np.sinh, inexact, quiet=True)
+sinh_p = unop("sinh", np.sinh, inexact)
 
 
 def cosh(x):
@@ -310,7 +307,7 @@ def cosh(x):
     return cosh_p.bind(x)
 
 
-cosh_p = unop("cosh", np.cosh, inexact, quiet=True)
+cosh_p = unop("cosh", np.cosh, inexact)
 
 
 def asinh(x):
@@ -318,7 +315,7 @@ def asinh(x):
     return asinh_p.bind(x)
 
 
-asinh_p = unop("asinh", np.arcsinh, inexact, quiet=True)
+asinh_p = unop("asinh", np.arcsinh, inexact)
 
 
 def acosh(x):
@@ -326,7 +323,7 @@ def acosh(x):
     return acosh_p.bind(x)
 
 
-acosh_p = unop("acosh", np.arccosh, inexact, quiet=True)
+acosh_p = unop("acosh", np.arccosh, inexact)
 
 
 def atanh(x):
@@ -334,7 +331,7 @@ def atanh(x):
     return atanh_p.bind(x)
 
 
-atanh_p = unop("atanh", np.arctanh, inexact, quiet=True)
+atanh_p = unop("atanh", np.arctanh, inexact)
 
 
 def sqrt(x):
@@ -342,7 +339,7 @@ def sqrt(x):
     return sqrt_p.bind(x)
 
 
-sqrt_p = unop("sqrt", np.sqrt, inexact, quiet=True)
+sqrt_p = unop("sqrt", np.sqrt, inexact)
 
 
 def rsqrt(x):
@@ -405,14 +402,30 @@ def _erf_inv_scalar(y: float) -> float:
     if w < 5.0:
         w -= 2.5
         p = 2.81022636e-08
-        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
+        for c in (
+            3.43273939e-07,
+            -3.5233877e-06,
+            -4.39150654e-06,
+            0.00021858087,
+            -0.00125372503,
+            -0.00417768164,
+            0.246640727,
+            1.50140941,
+        ):
             p = c + p * w
     else:
         w = math.sqrt(w) - 3.0
         p = -0.000200214257
-        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
+        for c in (
+            0.000100950558,
+            0.00134934322,
+            -0.00367342844,
+            0.00573950773,
+            -0.0076224613,
+            0.00943887047,
+            1.00167406,
+            2.83297682,
+        ):
             p = c + p * w
     x = p * y
     for _ in range(3):
@@ -427,6 +440,26 @@ def erf_inv(x):
 
 
 erf_inv_p = unop("erf_inv", _vectorized_math(_erf_inv_scalar), float_dtypes)
+
+
+def bessel_i0e(x):
+    """Exponentially scaled modified Bessel function of order 0: ``exp(-|x|) * I0(x)``."""
+    return bessel_i0e_p.bind(x)
+
+
+def _i0e_impl(x):
+    # np.i0 overflows for |x| > ~700 in float64; beyond that the asymptotic series is exact
+    # to float32 precision.
+    v = np.abs(x.astype(np.float64))
+    small = v < 500
+    out = np.empty_like(v)
+    out[small] = np.i0(v[small]) * np.exp(-v[small])
+    big = v[~small]
+    out[~small] = (1 + 1 / (8 * big) + 9 / (128 * big**2)) / np.sqrt(2 * np.pi * big)
+    return out.astype(x.dtype)
+
+
+bessel_i0e_p = unop("bessel_i0e", _i0e_impl, float_dtypes)
 
 
 def lgamma(x):
@@ -498,11 +531,25 @@ imag_p = standard_primitive("imag", lambda x: x.shape, _complex_part_dtype("imag
 
 
 def conj(x):
-    """Complex conjugate."""
-    return conj_p.bind(x)
+    """Complex conjugate (of a real input: the input as complex)."""
+    return conj_p.bind(x, input_dtype=np.dtype(x.dtype))
 
 
-conj_p = unop("conj", np.conj, inexact)
+def _conj_dtype(x, *, input_dtype):
+    check_dtype_kind("conj", inexact, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return x.dtype
+    return np.dtype(np.complex128 if x.dtype == np.float64 else np.complex64)
+
+
+conj_p = standard_primitive(
+    "conj",
+    lambda x, *, input_dtype: x.shape,
+    _conj_dtype,
+    lambda x, *, input_dtype: np.conj(x).astype(
+        x.dtype if x.dtype.kind == "c" else np.complex128 if x.dtype == np.float64 else np.complex64
+    ),
+)
 
 
 def complex(x, y):
@@ -519,7 +566,7 @@ complex_p = standard_primitive(
     "complex",
     lambda x, y: broadcasting_shape("complex", x.shape, y.shape),
     _complex_dtype,
-    lambda x, y: (x + 1j * y),
+    lambda x, y: x + 1j * y,
 )
 
 
@@ -695,7 +742,9 @@ def population_count(x):
 
 
 def _popcount_impl(x):
-    return np.bitwise_count(x).astype(x.dtype)
+    # np.bitwise_count counts the bits of |x| for signed ints; XLA counts the two's
+    # complement bits, so count the unsigned view.
+    return np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}"))).astype(x.dtype)
 
 
 population_count_p = unop("population_count", _popcount_impl, integer)
@@ -886,6 +935,11 @@ select_n_p = standard_primitive(
 )
 
 
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred`` else ``on_false`` (``select_n(pred, on_false, on_true)``)."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
 def clamp(min, x, max):
     """Elementwise ``min(max(x, min), max)``; ``min`` and ``max`` may be scalars."""
     return clamp_p.bind(min, x, max)
@@ -991,7 +1045,9 @@ def _bitcast_impl(x, *, new_dtype):
     a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
     x = np.ascontiguousarray(x)
     if a >= b:
-        return x.view(new_dtype).reshape(_bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype))
+        return x.view(new_dtype).reshape(
+            _bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype)
+        )
     return x.view(new_dtype).reshape(x.shape[:-1])
 
 
@@ -1037,6 +1093,8 @@ copy_p = unop("copy", _copy_impl, any_dtype | frozenset({"other"}))
 
 
 __all__ = [
+    "bessel_i0e",
+    "bessel_i0e_p",
     "RoundingMethod",
     "abs",
     "abs_p",
@@ -1152,6 +1210,7 @@ __all__ = [
     "round_p",
     "rsqrt",
     "rsqrt_p",
+    "select",
     "select_n",
     "select_n_p",
     "shift_left",

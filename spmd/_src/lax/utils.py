@@ -148,24 +148,7 @@ def same_dtypes(name: str, *avals: ShapedArray) -> np.dtype:
     return avals[0].dtype
 
 
-def _quiet(f: Callable) -> Callable:
-    """NumPy kernel that does not warn on overflow, division by zero or invalid values
-    (XLA computes these silently: inf and nan are results, not errors).
-
-    jit runs a whole program under one ``errstate`` and calls ``__wrapped__`` directly, so
-    the cost of entering ``errstate`` is paid once per call, not once per operation.
-    """
-
-    def g(*args, **kw):
-        with np.errstate(all="ignore"):
-            return f(*args, **kw)
-
-    g.__name__ = getattr(f, "__name__", "kernel")
-    g.__wrapped__ = f
-    return g
-
-
-def unop(name: str, impl: Callable, accepted: frozenset, *, quiet: bool = False) -> core.Primitive:
+def unop(name: str, impl: Callable, accepted: frozenset) -> core.Primitive:
     """An elementwise primitive of one operand whose result has the operand's type."""
 
     def shape_rule(x):
@@ -175,7 +158,7 @@ def unop(name: str, impl: Callable, accepted: frozenset, *, quiet: bool = False)
         check_dtype_kind(name, accepted, x)
         return x.dtype
 
-    return standard_primitive(name, shape_rule, dtype_rule, _quiet(impl) if quiet else impl)
+    return standard_primitive(name, shape_rule, dtype_rule, impl)
 
 
 def binop(
@@ -184,7 +167,6 @@ def binop(
     accepted: frozenset,
     *,
     result_dtype: Any = None,
-    quiet: bool = False,
     nary: int = 2,
 ) -> core.Primitive:
     """An elementwise primitive of operands of one dtype (``result_dtype`` overrides the
@@ -198,7 +180,6 @@ def binop(
         dt = same_dtypes(name, *avals)
         return np.dtype(result_dtype) if result_dtype is not None else dt
 
-    weak = never_weak if result_dtype is not None else None
-    return standard_primitive(
-        name, shape_rule, dtype_rule, _quiet(impl) if quiet else impl, weak_type_rule=weak
-    )
+    # Comparisons keep weak types too: JAX gives a weak bool when both operands are weak.
+    weak = None
+    return standard_primitive(name, shape_rule, dtype_rule, impl, weak_type_rule=weak)

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
 from spmd._src import dtypes
 from spmd._src.lax import elementwise as lax
 from spmd._src.numpy.util import (
@@ -45,9 +44,11 @@ def _one_to_one_unop(name: str, lax_fn: Callable, promote: str = "none") -> Call
 
 
 def _one_to_one_binop(name: str, lax_fn: Callable, promote: str = "none") -> Callable:
-    promoter = {"none": promote_args, "inexact": promote_args_inexact, "numeric": promote_args_numeric}[
-        promote
-    ]
+    promoter = {
+        "none": promote_args,
+        "inexact": promote_args_inexact,
+        "numeric": promote_args_numeric,
+    }[promote]
 
     def fn(x1, x2, /):
         return lax_fn(*promoter(name, x1, x2))
@@ -59,10 +60,26 @@ def _one_to_one_binop(name: str, lax_fn: Callable, promote: str = "none") -> Cal
 
 
 # --- unary --------------------------------------------------------------------------------------
-negative = _one_to_one_unop("negative", lax.neg, "numeric")
-sign = _one_to_one_unop("sign", lax.sign, "numeric")
-floor = _one_to_one_unop("floor", lax.floor, "inexact")
-ceil = _one_to_one_unop("ceil", lax.ceil, "inexact")
+negative = _one_to_one_unop("negative", lax.neg)
+sign = _one_to_one_unop("sign", lax.sign)
+
+
+def _int_identity(name: str, lax_fn: Callable) -> Callable:
+    # floor/ceil of integers and bools are the values themselves (no float conversion).
+    def fn(x, /):
+        check_arraylike(name, x)
+        (x,) = promote_dtypes(x)
+        if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
+            return x
+        return lax_fn(x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}``; integers and bools are returned unchanged."
+    return fn
+
+
+floor = _int_identity("floor", lax.floor)
+ceil = _int_identity("ceil", lax.ceil)
 exp = _one_to_one_unop("exp", lax.exp, "inexact")
 exp2 = _one_to_one_unop("exp2", lax.exp2, "inexact")
 log = _one_to_one_unop("log", lax.log, "inexact")
@@ -82,7 +99,9 @@ arccosh = _one_to_one_unop("arccosh", lax.acosh, "inexact")
 arctanh = _one_to_one_unop("arctanh", lax.atanh, "inexact")
 sqrt = _one_to_one_unop("sqrt", lax.sqrt, "inexact")
 cbrt = _one_to_one_unop("cbrt", lax.cbrt, "inexact")
-conjugate = _one_to_one_unop("conjugate", lambda x: lax.conj(x) if dtypes.is_complex(x.dtype) else x)
+conjugate = _one_to_one_unop(
+    "conjugate", lambda x: lax.conj(x) if dtypes.is_complex(x.dtype) else x
+)
 conj = conjugate
 asin, acos, atan = arcsin, arccos, arctan
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
@@ -387,9 +406,7 @@ def remainder(x1, x2, /):
     zero = _const(x1, 0)
     trunc_mod = lax.rem(x1, x2)
     trunc_mod_not_zero = lax.ne(trunc_mod, zero)
-    do_plus = lax.bitwise_and(
-        lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero
-    )
+    do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero)
     return lax.select_n(do_plus, trunc_mod, lax.add(trunc_mod, x2))
 
 
@@ -572,6 +589,125 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     return to_array(arr)
 
 
+def spacing(x, /):
+    """Distance from ``x`` to the nearest adjacent number of larger magnitude."""
+    check_arraylike("spacing", x)
+    (x,) = promote_dtypes_inexact(x)
+    inf = _const(x, np.inf)
+    toward = where_(lax.lt(x, _const(x, 0)), lax.neg(inf), inf)
+    return lax.sub(lax.nextafter(x, toward), x)
+
+
+def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: the dtype's
+    largest and smallest finite values)."""
+    check_arraylike("nan_to_num", x)
+    (x,) = promote_dtypes(x)
+    if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
+        return x
+    if dtypes.is_complex(x.dtype):
+        re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return lax.complex(re, im)
+    info = dtypes.finfo(x.dtype)
+    hi = _const(x, info.max if posinf is None else posinf)
+    lo = _const(x, info.min if neginf is None else neginf)
+    out = where_(isnan(x), _const(x, nan), x)
+    out = where_(lax.eq(out, _const(x, np.inf)), hi, out)
+    return where_(lax.eq(out, _const(x, -np.inf)), lo, out)
+
+
+def modf(x, /, out=None):
+    """Fractional and integral parts, each with the sign of ``x``."""
+    check_arraylike("modf", x)
+    (x,) = promote_dtypes_inexact(x)
+    whole = trunc(x)
+    return lax.sub(x, whole), whole
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` for an integer ``x2``."""
+    check_arraylike("ldexp", x1, x2)
+    x2 = to_array(x2)
+    if not (dtypes.is_int(x2.dtype) or x2.dtype == np.bool_):
+        raise TypeError(f"ldexp: the exponent must be an integer array, got {x2.dtype.name}")
+    (x1,) = promote_dtypes_inexact(x1)
+    x1, x2 = promote_shapes("ldexp", x1, x2)
+    # Two steps of 2**(e/2) keep each factor finite where 2**e alone would overflow.
+    half = lax.shift_right_arithmetic(x2, _const(x2, 1))
+    rest = lax.sub(x2, half)
+    f1 = lax.exp2(lax.convert_element_type(half, x1.dtype))
+    f2 = lax.exp2(lax.convert_element_type(rest, x1.dtype))
+    return lax.mul(lax.mul(x1, f1), f2)
+
+
+def frexp(x, /):
+    """Mantissa in [0.5, 1) and integer exponent with ``x == mantissa * 2**exponent``."""
+    check_arraylike("frexp", x)
+    (x,) = promote_dtypes_inexact(x)
+    if dtypes.is_complex(x.dtype):
+        raise TypeError("frexp does not support complex-valued inputs")
+    info = dtypes.finfo(x.dtype)
+    nmant = info.nmant
+    nbits = x.dtype.itemsize * 8
+    itype = np.dtype(f"int{nbits}")
+    exp_bits = nbits - 1 - nmant
+    bias = (1 << (exp_bits - 1)) - 1
+    # Subnormals are scaled into the normal range first.
+    is_sub = lax.bitwise_and(
+        lax.ne(x, _const(x, 0)), lax.lt(lax.abs(x), _const(x, info.smallest_normal))
+    )
+    scale = _const(x, 2.0 ** (nmant + 1))
+    xs = where_(is_sub, lax.mul(x, scale), x)
+    bits = lax.bitcast_convert_type(xs, itype)
+    iconst = lambda v: to_array(np.asarray(v).astype(itype))  # noqa: E731
+    field = lax.bitwise_and(
+        lax.shift_right_logical(bits, iconst(nmant)), iconst((1 << exp_bits) - 1)
+    )
+    exponent = lax.sub(field, iconst(bias - 1))
+    exponent = lax.sub(exponent, where_(is_sub, iconst(nmant + 1), iconst(0)))
+    keep = iconst(~(((1 << exp_bits) - 1) << nmant))
+    mant_bits = lax.bitwise_or(lax.bitwise_and(bits, keep), iconst((bias - 1) << nmant))
+    mantissa = lax.bitcast_convert_type(mant_bits, x.dtype)
+    special = lax.bitwise_or(lax.eq(x, _const(x, 0)), lax.bitwise_not(lax.is_finite(x)))
+    mantissa = where_(special, x, mantissa)
+    exponent = where_(special, iconst(0), exponent)
+    return mantissa, lax.convert_element_type(exponent, np.int32)
+
+
+def gcd(x1, x2, /):
+    """Greatest common divisor of integers (non-negative)."""
+    x1, x2 = promote_args_numeric("gcd", x1, x2)
+    if not dtypes.is_int(x1.dtype):
+        raise TypeError(f"gcd requires integer arguments, got {x1.dtype.name}")
+    a, b = _broadcast_all("gcd", lax.abs(x1), lax.abs(x2))
+    zero = _const(a, 0)
+    # Euclid's algorithm, unrolled: the number of steps is bounded by the bit width
+    # (consecutive Fibonacci numbers are the worst case).
+    for _ in range(int(1.45 * x1.dtype.itemsize * 8) + 2):
+        nz = lax.ne(b, zero)
+        safe_b = where_(nz, b, _const(b, 1))
+        a, b = where_(nz, b, a), where_(nz, lax.rem(a, safe_b), zero)
+    return a
+
+
+def lcm(x1, x2, /):
+    """Least common multiple of integers (non-negative)."""
+    x1, x2 = promote_args_numeric("lcm", x1, x2)
+    d = gcd(x1, x2)
+    zero = _const(d, 0)
+    safe = where_(lax.eq(d, zero), _const(d, 1), d)
+    out = lax.mul(lax.abs(x1), lax.div(lax.abs(x2), safe))
+    return where_(lax.eq(d, zero), zero, out)
+
+
+def i0(x):
+    """Modified Bessel function of the first kind, order 0."""
+    check_arraylike("i0", x)
+    (x,) = promote_dtypes_inexact(x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
 __all__ = [
     "abs",
     "absolute",
@@ -623,10 +759,13 @@ __all__ = [
     "fmax",
     "fmin",
     "fmod",
+    "frexp",
+    "gcd",
     "greater",
     "greater_equal",
     "heaviside",
     "hypot",
+    "i0",
     "imag",
     "invert",
     "isfinite",
@@ -634,6 +773,8 @@ __all__ = [
     "isnan",
     "isneginf",
     "isposinf",
+    "lcm",
+    "ldexp",
     "left_shift",
     "less",
     "less_equal",
@@ -650,7 +791,9 @@ __all__ = [
     "maximum",
     "minimum",
     "mod",
+    "modf",
     "multiply",
+    "nan_to_num",
     "negative",
     "nextafter",
     "not_equal",
@@ -670,6 +813,7 @@ __all__ = [
     "sin",
     "sinc",
     "sinh",
+    "spacing",
     "sqrt",
     "square",
     "subtract",

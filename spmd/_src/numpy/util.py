@@ -12,7 +12,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-
 from spmd._src import core, dtypes
 from spmd._src.array import Array
 from spmd._src.config import config
