@@ -1,3 +1,421 @@
-"""(being written)"""
+"""Tensor contraction: ``dot_general`` (and its wrappers ``dot`` and ``batch_matmul``), and the
+``Precision`` enum that contractions and convolutions accept.
 
-__all__: list[str] = []
+``dot_general`` contracts the given dimension pairs of its operands, maps the batch dimension
+pairs, and lays the result out as XLA does: batch dimensions, then the free dimensions of the
+left operand, then those of the right operand.
+
+>>> from spmd import lax
+>>> x = jnp.arange(6.0).reshape(2, 3)
+>>> lax.dot_general(x, x, (((1,), (1,)), ((), ())))
+Array([[ 5., 14.],
+       [14., 50.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.core import ShapedArray
+from spmd._src.lax.elementwise import _convert_impl
+from spmd._src.util import prod
+
+# ---------------------------------------------------------------------------------------------
+# Precision
+
+
+class Precision(enum.Enum):
+    """Precision of a contraction on accelerators (accepted and recorded; on CPU every level
+    computes the same way).
+
+    >>> Precision("highest")
+    Precision.HIGHEST
+    """
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value: Any) -> Precision | None:
+        if isinstance(value, str):
+            return _PRECISION_NAMES.get(value.lower())
+        return None
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# The string spellings JAX accepts, by the level they mean.
+_PRECISION_NAMES = {
+    "default": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT,
+    "bfloat16": Precision.DEFAULT,
+    "high": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH,
+    "tensorfloat32": Precision.HIGH,
+    "highest": Precision.HIGHEST,
+    "float32": Precision.HIGHEST,
+}
+
+
+def _one_precision(p: Any, fn: str) -> Precision:
+    if isinstance(p, Precision):
+        return p
+    if isinstance(p, str):
+        level = _PRECISION_NAMES.get(p.lower())
+        if level is not None:
+            return level
+    raise ValueError(
+        f"{fn}: precision must be None, a lax.Precision, one of the strings "
+        f"{sorted(_PRECISION_NAMES)} or a pair of these, got {p!r}."
+    )
+
+
+def canonicalize_precision(precision: Any, fn: str = "dot_general") -> tuple | None:
+    """``None``, or a pair of ``Precision`` (one for each operand), as recorded in jaxprs."""
+    if precision is None:
+        return None
+    if isinstance(precision, (list, tuple)):
+        if len(precision) != 2:
+            raise ValueError(
+                f"{fn}: precision given as a sequence must have 2 entries (one per operand), "
+                f"got {precision!r}."
+            )
+        if all(p is None for p in precision):
+            return None
+        return tuple(_one_precision(p, fn) for p in precision)
+    p = _one_precision(precision, fn)
+    return (p, p)
+
+
+def canonicalize_preferred(preferred_element_type: Any) -> np.dtype | None:
+    if preferred_element_type is None:
+        return None
+    return dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type))
+
+
+# ---------------------------------------------------------------------------------------------
+# Result dtypes shared with convolution
+
+
+def _bit_width(dt: np.dtype) -> int:
+    if dt == np.bool_:
+        return 1
+    if dtypes.issubdtype(dt, np.integer):
+        return int(dtypes.iinfo(dt).bits)
+    if dtypes.issubdtype(dt, np.floating):
+        return int(dtypes.finfo(dt).bits)
+    return dt.itemsize * 8
+
+
+def _precision_rank(dt: np.dtype) -> tuple:
+    """XLA's order of element types for a contraction of mixed types: complex above real, then
+    the wider exponent range, then more mantissa bits, then more bits, then signed."""
+    real = np.dtype(np.float64 if dt == np.complex128 else np.float32) if dt.kind == "c" else dt
+    is_float = dtypes.issubdtype(real, np.floating)
+    if is_float:
+        fi = dtypes.finfo(real)
+        maxexp, nmant = int(fi.maxexp), int(fi.nmant)
+    else:
+        maxexp = nmant = -1
+    return (
+        dt.kind == "c",
+        maxexp,
+        nmant,
+        _bit_width(real),
+        not dtypes.issubdtype(real, np.unsignedinteger),
+    )
+
+
+def contraction_dtype(name: str, lhs: np.dtype, rhs: np.dtype, preferred: np.dtype | None):
+    """The result dtype of ``dot_general`` on operands of dtypes ``lhs`` and ``rhs``."""
+    if lhs == rhs:
+        result = lhs
+    else:
+        lr, rr = _precision_rank(lhs), _precision_rank(rhs)
+        if lr == rr:
+            raise TypeError(f"{name} argument type error: {lhs.name}, {rhs.name}")
+        result = lhs if lr > rr else rhs
+    if preferred is None or preferred == result:
+        return result
+    # A preferred type may widen an integer or bool result, never narrow it (XLA's rule;
+    # floating results may be requested in any type).
+    if not dtypes.issubdtype(result, np.floating) and _bit_width(preferred) < _bit_width(result):
+        raise TypeError(
+            "`preferred_element_type` must not be narrower than the original type, got "
+            f"preferred_element_type of {preferred.name} for result type of {result.name}."
+        )
+    return preferred
+
+
+def compute_dtype(in_dtype: np.dtype, out_dtype: np.dtype) -> np.dtype:
+    """The dtype NumPy contracts in: XLA on CPU computes 16-bit floats in float32 and rounds;
+    integers accumulate (and wrap) in the integer result type."""
+    if in_dtype.kind == "c" or out_dtype.kind == "c":
+        wide = np.complex128 in (in_dtype, out_dtype) or np.float64 in (in_dtype, out_dtype)
+        return np.dtype(np.complex128 if wide else np.complex64)
+    if dtypes.issubdtype(in_dtype, np.floating) or dtypes.issubdtype(out_dtype, np.floating):
+        wide = np.float64 in (in_dtype, out_dtype)
+        return np.dtype(np.float64 if wide else np.float32)
+    if out_dtype == np.bool_:
+        return np.dtype(np.bool_)
+    return out_dtype
+
+
+def to_result(x: np.ndarray, out_dtype: np.dtype) -> np.ndarray:
+    if x.dtype == out_dtype:
+        return x
+    return np.asarray(_convert_impl(x, new_dtype=out_dtype, weak_type=False, sharding=None))
+
+
+def _all_weak(*avals: ShapedArray) -> bool:
+    return all(a.weak_type for a in avals)
+
+
+# ---------------------------------------------------------------------------------------------
+# dot_general
+
+
+def _dims(x: Any, what: str) -> tuple[int, ...]:
+    try:
+        return tuple(operator.index(d) for d in x)
+    except TypeError:
+        raise TypeError(f"dot_general: {what} must be a sequence of integers, got {x!r}.") from None
+
+
+def canonicalize_dimension_numbers(dimension_numbers: Any) -> tuple:
+    """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`` as hashable tuples."""
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+    except (TypeError, ValueError):
+        raise TypeError(
+            "dot_general: dimension_numbers must be ((lhs_contracting, rhs_contracting), "
+            f"(lhs_batch, rhs_batch)), got {dimension_numbers!r}."
+        ) from None
+    return (
+        (_dims(lc, "lhs_contracting"), _dims(rc, "rhs_contracting")),
+        (_dims(lb, "lhs_batch"), _dims(rb, "rhs_batch")),
+    )
+
+
+def dot_general(
+    lhs,
+    rhs,
+    dimension_numbers,
+    precision=None,
+    preferred_element_type=None,
+    *,
+    out_sharding=None,
+):
+    """Contract ``lhs`` and ``rhs`` over ``dimension_numbers``
+    ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``.
+
+    The result has the batch dimensions, then the remaining dimensions of ``lhs``, then those
+    of ``rhs``. ``preferred_element_type`` sets the result (accumulation) dtype.
+
+    >>> x, y = jnp.ones((2, 3, 4)), jnp.ones((2, 4, 5))
+    >>> lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))).shape
+    (2, 3, 5)
+    """
+    return dot_general_p.bind(
+        lhs,
+        rhs,
+        dimension_numbers=canonicalize_dimension_numbers(dimension_numbers),
+        precision=canonicalize_precision(precision),
+        preferred_element_type=canonicalize_preferred(preferred_element_type),
+        out_sharding=out_sharding,
+    )
+
+
+def _check_dims(side: str, dims_b, dims_c, rank: int) -> None:
+    if any(not 0 <= d < rank for d in (*dims_b, *dims_c)):
+        raise TypeError(
+            f"dot_general requires {side} dimension numbers to be nonnegative and less than the "
+            f"number of axes of the {side} value, got {side}_batch of {dims_b} and "
+            f"{side}_contracting of {dims_c} for {side} of rank {rank}"
+        )
+
+
+def _dot_general_shape(lhs, rhs, *, dimension_numbers, **_):
+    (lc, rc), (lb, rb) = dimension_numbers
+    _check_dims("lhs", lb, lc, lhs.ndim)
+    _check_dims("rhs", rb, rc, rhs.ndim)
+    if len(lb) != len(rb):
+        raise TypeError(
+            "dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got "
+            f"lhs_batch {lb} and rhs_batch {rb}."
+        )
+    for side, b, c in (("lhs", lb, lc), ("rhs", rb, rc)):
+        if len(set(c)) != len(c):
+            raise TypeError(
+                f"dot_general requires {side} contracting dimensions to be distinct, got "
+                f"{side}_contracting {c}."
+            )
+        if len(set(b)) != len(b):
+            raise TypeError(
+                f"dot_general requires {side} batch dimensions to be distinct, got "
+                f"{side}_batch {b}."
+            )
+        if set(b) & set(c):
+            raise TypeError(
+                f"dot_general requires {side} batch dimensions to be disjoint from contracting "
+                f"dimensions, got {side}_batch {b} and {side}_contracting {c}."
+            )
+    lb_shape = tuple(lhs.shape[d] for d in lb)
+    rb_shape = tuple(rhs.shape[d] for d in rb)
+    if lb_shape != rb_shape:
+        raise TypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+            f"same shape, got {lb_shape} and {rb_shape}."
+        )
+    lc_shape = tuple(lhs.shape[d] for d in lc)
+    rc_shape = tuple(rhs.shape[d] for d in rc)
+    if lc_shape != rc_shape:
+        raise TypeError(
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{lc_shape} and {rc_shape}."
+        )
+    lfree = tuple(d for i, d in enumerate(lhs.shape) if i not in lb and i not in lc)
+    rfree = tuple(d for i, d in enumerate(rhs.shape) if i not in rb and i not in rc)
+    return lb_shape + lfree + rfree
+
+
+def _dot_general_abstract_eval(
+    lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding
+):
+    shape = _dot_general_shape(lhs, rhs, dimension_numbers=dimension_numbers)
+    dt = contraction_dtype("dot_general", lhs.dtype, rhs.dtype, preferred_element_type)
+    return ShapedArray(shape, dt, _all_weak(lhs, rhs))
+
+
+def contract(lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb) -> np.ndarray:
+    """The NumPy contraction behind ``dot_general``: one (batched) ``np.matmul`` after moving
+    batch, free and contracting dimensions into place, so large float products run in BLAS."""
+    lfree = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
+    rfree = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
+    batch_shape = tuple(lhs.shape[d] for d in lb)
+    lfree_shape = tuple(lhs.shape[d] for d in lfree)
+    rfree_shape = tuple(rhs.shape[d] for d in rfree)
+    b, m, n = prod(batch_shape), prod(lfree_shape), prod(rfree_shape)
+    k = prod(lhs.shape[d] for d in lc)
+    lt = np.transpose(lhs, (*lb, *lfree, *lc))
+    rt = np.transpose(rhs, (*rb, *rc, *rfree))
+    if lb:
+        out = np.matmul(lt.reshape(b, m, k), rt.reshape(b, k, n))
+    elif m == 1 or n == 1 or k == 1:
+        # Matrix-vector and outer products: np.dot keeps these on BLAS too.
+        out = np.dot(lt.reshape(m, k), rt.reshape(k, n))
+    else:
+        out = np.matmul(lt.reshape(m, k), rt.reshape(k, n))
+    return np.asarray(out).reshape(batch_shape + lfree_shape + rfree_shape)
+
+
+def _dot_general_impl(
+    lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding
+):
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    out_dtype = contraction_dtype("dot_general", lhs.dtype, rhs.dtype, preferred_element_type)
+    if lhs.dtype != rhs.dtype:
+        # Mixed operand types are first converted to the result type (as JAX lowers them).
+        lhs, rhs = to_result(lhs, out_dtype), to_result(rhs, out_dtype)
+    cdt = compute_dtype(lhs.dtype, out_dtype)
+    (lc, rc), (lb, rb) = dimension_numbers
+    with np.errstate(all="ignore"):
+        out = contract(lhs.astype(cdt, copy=False), rhs.astype(cdt, copy=False), lc, rc, lb, rb)
+    return to_result(out, out_dtype)
+
+
+def _pp_dims(dims: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def _dot_general_pp(params: dict) -> list[tuple[str, Any]]:
+    # JAX prints the dimension numbers with lists and leaves out parameters that are None.
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    dn = f"(({_pp_dims(lc)}, {_pp_dims(rc)}), ({_pp_dims(lb)}, {_pp_dims(rb)}))"
+    out: list[tuple[str, Any]] = [("dimension_numbers", dn)]
+    for k in ("out_sharding", "precision", "preferred_element_type"):
+        if params.get(k) is not None:
+            out.append((k, params[k]))
+    return out
+
+
+dot_general_p = core.Primitive("dot_general")
+dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
+dot_general_p.def_impl(_dot_general_impl)
+core.pp_param_rules[dot_general_p] = _dot_general_pp
+
+
+# ---------------------------------------------------------------------------------------------
+# dot, batch_matmul
+
+
+def dot(
+    lhs,
+    rhs,
+    *,
+    dimension_numbers=None,
+    precision=None,
+    preferred_element_type=None,
+    out_sharding=None,
+):
+    """Vector/matrix product of operands of rank 1 or 2 (or ``dot_general`` when
+    ``dimension_numbers`` is given).
+
+    >>> lax.dot(jnp.ones((2, 3)), jnp.ones(3))
+    Array([3., 3.], dtype=float32)
+    """
+    if dimension_numbers is not None:
+        return dot_general(
+            lhs,
+            rhs,
+            dimension_numbers,
+            precision,
+            preferred_element_type,
+            out_sharding=out_sharding,
+        )
+    ls, rs = np.shape(lhs), np.shape(rhs)
+    if len(ls) in (1, 2) and len(rs) in (1, 2) and ls[-1] == rs[0]:
+        dn = (((len(ls) - 1,), (0,)), ((), ()))
+        return dot_general(
+            lhs, rhs, dn, precision, preferred_element_type, out_sharding=out_sharding
+        )
+    raise ValueError(
+        "lax.dot: dimension_numbers must be specified when not performing simple un-batched "
+        "matrix-matrix, matrix-vector, or vector-vector products; got "
+        f"lhs_shape={tuple(ls)} rhs_shape={tuple(rs)}"
+    )
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix product over the last two dimensions, mapped over equal leading (batch)
+    dimensions.
+
+    >>> lax.batch_matmul(jnp.ones((4, 2, 3)), jnp.ones((4, 3, 5))).shape
+    (4, 2, 5)
+    """
+    ln, rn = np.ndim(lhs), np.ndim(rhs)
+    if ln != rn:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {ln}, {rn}")
+    if ln < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {ln}, {rn}")
+    batch = tuple(range(ln - 2))
+    return dot_general(lhs, rhs, (((ln - 1,), (ln - 2,)), (batch, batch)), precision)
+
+
+__all__ = [
+    "Precision",
+    "batch_matmul",
+    "dot",
+    "dot_general",
+    "dot_general_p",
+]
