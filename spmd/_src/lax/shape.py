@@ -25,6 +25,12 @@ def _ints(xs: Sequence[Any]) -> tuple[int, ...]:
     return tuple(operator.index(x) for x in xs)
 
 
+def _int_param(v: Any) -> Any:
+    # NumPy integers are kept as they are: jnp.pad and jnp.split pass np.int64 sizes, and JAX's
+    # jaxprs print them as such (``sizes=(np.int64(1), ...)``).
+    return v if isinstance(v, np.integer) else operator.index(v)
+
+
 def _same_weak(x, *_, **__) -> bool:
     return x.weak_type
 
@@ -59,14 +65,22 @@ def _shape_primitive(name, shape_rule, impl, dtype_rule=_keep_dtype, weak=_same_
 # broadcast_in_dim
 
 
-def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int], *, out_sharding=None):
+def broadcast_in_dim(
+    operand, shape: Sequence[int], broadcast_dimensions: Sequence[int], *, out_sharding=None
+):
     """Broadcast ``operand`` to ``shape``; operand dimension i becomes dimension
     ``broadcast_dimensions[i]`` of the result (its size must match or be 1)."""
     shape = _ints(shape)
     bd = _ints(broadcast_dimensions)
-    if np.ndim(operand) == len(shape) and np.shape(operand) == shape and bd == tuple(range(len(shape))):
+    if (
+        np.ndim(operand) == len(shape)
+        and np.shape(operand) == shape
+        and bd == tuple(range(len(shape)))
+    ):
         return operand
-    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=bd, sharding=out_sharding)
+    return broadcast_in_dim_p.bind(
+        operand, shape=shape, broadcast_dimensions=bd, sharding=out_sharding
+    )
 
 
 def _broadcast_in_dim_shape(x, *, shape, broadcast_dimensions, sharding):
@@ -104,7 +118,9 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
     return np.broadcast_to(np.reshape(x, expanded), shape)
 
 
-broadcast_in_dim_p = _shape_primitive("broadcast_in_dim", _broadcast_in_dim_shape, _broadcast_in_dim_impl)
+broadcast_in_dim_p = _shape_primitive(
+    "broadcast_in_dim", _broadcast_in_dim_shape, _broadcast_in_dim_impl
+)
 core.pp_param_rules[broadcast_in_dim_p] = _hide(
     "shape", when_none=("sharding",), when_empty=("broadcast_dimensions",)
 )
@@ -141,7 +157,9 @@ def expand_dims(array, dimensions: Sequence[int]):
 # reshape
 
 
-def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *, out_sharding=None):
+def reshape(
+    operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *, out_sharding=None
+):
     """Reshape to ``new_sizes`` (after transposing by ``dimensions``, if given).
 
     >>> lax.reshape(jnp.arange(6), (2, 3))
@@ -254,7 +272,12 @@ rev_p = _shape_primitive("rev", _rev_shape, lambda x, *, dimensions: np.flip(x, 
 # slice and pad
 
 
-def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int], strides: Sequence[int] | None = None):
+def slice(
+    operand,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],
+    strides: Sequence[int] | None = None,
+):
     """The static slice ``operand[start:limit:stride]`` along every dimension."""
     start, limit = _ints(start_indices), _ints(limit_indices)
     strides = None if strides is None else _ints(strides)
@@ -292,7 +315,9 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
 slice_p = _shape_primitive("slice", _slice_shape, _slice_impl)
 
 
-def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0):
+def slice_in_dim(
+    operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+):
     """``slice`` along one dimension (negative indices count from the end)."""
     shape = np.shape(operand)
     axis = canonicalize_axis(axis, len(shape), fn="slice_in_dim")
@@ -300,12 +325,15 @@ def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stri
     limit = list(shape)
     strides = [1] * len(shape)
     d = shape[axis]
-    s = 0 if start_index is None else start_index
-    e = d if limit_index is None else limit_index
+    s = 0 if start_index is None else operator.index(start_index)
+    e = d if limit_index is None else operator.index(limit_index)
     start[axis] = s + d if s < 0 else s
     limit[axis] = e + d if e < 0 else e
-    strides[axis] = stride
-    return slice(operand, start, limit, strides if stride != 1 else None)
+    strides[axis] = operator.index(stride)
+    # As JAX's slice_in_dim: explicit strides, and a slice even when it keeps everything.
+    return slice_p.bind(
+        operand, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(strides)
+    )
 
 
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
@@ -319,7 +347,7 @@ def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
 def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
     """Pad with ``padding_value``: (low, high, interior) per dimension; negative low/high
     remove elements."""
-    cfg = tuple(tuple(operator.index(v) for v in c) for c in padding_config)
+    cfg = tuple(tuple(_int_param(v) for v in c) for c in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=cfg)
 
 
@@ -337,7 +365,9 @@ def _pad_shape(x, pv, *, padding_config):
             raise TypeError(f"pad: interior padding must be non-negative, got {padding_config}")
         size = lo + hi + d + max(d - 1, 0) * interior
         if size < 0:
-            raise TypeError(f"pad: dimension of size {d} padded by {(lo, hi, interior)} is negative")
+            raise TypeError(
+                f"pad: dimension of size {d} padded by {(lo, hi, interior)} is negative"
+            )
         out.append(size)
     return tuple(out)
 
@@ -448,7 +478,7 @@ stack_p = standard_primitive(
 
 def split(operand, sizes: Sequence[int], axis: int = 0):
     """Split ``operand`` along ``axis`` into pieces of the given ``sizes``."""
-    sizes = tuple(int(s) for s in sizes)
+    sizes = tuple(_int_param(s) for s in sizes)
     return split_p.bind(operand, sizes=sizes, axis=operator.index(axis))
 
 
@@ -506,6 +536,11 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_shardin
 
 
 def _iota_abstract_eval(*, dtype, shape, dimension, sharding):
+    if dtype == np.bool_ or not (dtypes.issubdtype(dtype, np.number)):
+        raise TypeError(
+            f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes are subtypes of "
+            "integer, floating, complexfloating."
+        )
     if not 0 <= dimension < len(shape):
         raise TypeError(f"iota: dimension {dimension} out of range for shape {shape}")
     return ShapedArray(shape, dtype, False)
@@ -523,6 +558,19 @@ iota_p.def_impl(_iota_impl)
 iota_p.def_abstract_eval(_iota_abstract_eval)
 
 
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``."""
+    shape = np.shape(x) if shape is None else shape
+    dt = x.dtype if dtype is None else dtype
+    weak = dtype is None and getattr(x, "weak_type", False)
+    out = full(shape, fill_value, dt)
+    if weak:
+        from spmd._src.lax.elementwise import convert_element_type
+
+        out = convert_element_type(out, dt, weak_type=True)
+    return out
+
+
 def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar)."""
     from spmd._src.lax.elementwise import convert_element_type
@@ -535,13 +583,21 @@ def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
     dt = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
     if isinstance(fill_value, core.Tracer) or hasattr(fill_value, "aval"):
-        fill = convert_element_type(fill_value, dt, weak_type=weak)
-    else:
+        aval = fill_value.aval
+        if aval.dtype == dt and aval.weak_type == weak:
+            fill = fill_value
+        else:
+            fill = convert_element_type(fill_value, dt, weak_type=weak)
+    elif dtypes.is_python_scalar(fill_value):
         fill = core.make_concrete(dtypes.coerce_scalar(fill_value, dt), weak)
+    else:  # NumPy scalars and 0-d arrays
+        with np.errstate(all="ignore"):
+            fill = core.make_concrete(np.asarray(fill_value).astype(dt), weak)
     return broadcast_in_dim(fill, shape, ())
 
 
 __all__ = [
+    "full_like",
     "broadcast",
     "broadcast_in_dim",
     "broadcast_in_dim_p",
