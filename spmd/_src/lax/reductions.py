@@ -20,6 +20,7 @@ from spmd._src.lax.utils import (
     any_dtype,
     bool_or_int,
     check_dtype_kind,
+    never_weak,
     numeric,
     standard_primitive,
 )
@@ -49,8 +50,10 @@ def _reduce_dtype(name, accepted):
     return rule
 
 
-def _reduction(name, impl, accepted):
-    return standard_primitive(name, _reduce_shape, _reduce_dtype(name, accepted), impl)
+def _reduction(name, impl, accepted, weak_type_rule=None):
+    return standard_primitive(
+        name, _reduce_shape, _reduce_dtype(name, accepted), impl, weak_type_rule=weak_type_rule
+    )
 
 
 def _identity(kind: str, dtype: np.dtype):
@@ -72,7 +75,9 @@ def _identity(kind: str, dtype: np.dtype):
 
 def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
     """Sum over ``axes``."""
-    return reduce_sum_p.bind(operand, axes=_axes(operand, axes, "reduce_sum"), out_sharding=out_sharding)
+    return reduce_sum_p.bind(
+        operand, axes=_axes(operand, axes, "reduce_sum"), out_sharding=out_sharding
+    )
 
 
 def _reduce_sum_impl(x, *, axes, out_sharding):
@@ -85,7 +90,9 @@ reduce_sum_p = _reduction("reduce_sum", _reduce_sum_impl, numeric)
 
 def reduce_prod(operand, axes: Sequence[int], *, out_sharding=None):
     """Product over ``axes``."""
-    return reduce_prod_p.bind(operand, axes=_axes(operand, axes, "reduce_prod"), out_sharding=out_sharding)
+    return reduce_prod_p.bind(
+        operand, axes=_axes(operand, axes, "reduce_prod"), out_sharding=out_sharding
+    )
 
 
 def _reduce_prod_impl(x, *, axes, out_sharding):
@@ -98,11 +105,15 @@ reduce_prod_p = _reduction("reduce_prod", _reduce_prod_impl, numeric)
 
 def reduce_max(operand, axes: Sequence[int], *, out_sharding=None):
     """Maximum over ``axes`` (NaN propagates; -inf or the dtype's min for empty axes)."""
-    return reduce_max_p.bind(operand, axes=_axes(operand, axes, "reduce_max"), out_sharding=out_sharding)
+    return reduce_max_p.bind(
+        operand, axes=_axes(operand, axes, "reduce_max"), out_sharding=out_sharding
+    )
 
 
 def _reduce_max_impl(x, *, axes, out_sharding):
-    return np.max(x, axis=axes, initial=_identity("max", x.dtype))
+    # NaN propagates silently (ml_dtypes' comparisons would warn).
+    with np.errstate(invalid="ignore"):
+        return np.max(x, axis=axes, initial=_identity("max", x.dtype))
 
 
 reduce_max_p = _reduction("reduce_max", _reduce_max_impl, any_dtype)
@@ -110,11 +121,14 @@ reduce_max_p = _reduction("reduce_max", _reduce_max_impl, any_dtype)
 
 def reduce_min(operand, axes: Sequence[int], *, out_sharding=None):
     """Minimum over ``axes`` (NaN propagates; inf or the dtype's max for empty axes)."""
-    return reduce_min_p.bind(operand, axes=_axes(operand, axes, "reduce_min"), out_sharding=out_sharding)
+    return reduce_min_p.bind(
+        operand, axes=_axes(operand, axes, "reduce_min"), out_sharding=out_sharding
+    )
 
 
 def _reduce_min_impl(x, *, axes, out_sharding):
-    return np.min(x, axis=axes, initial=_identity("min", x.dtype))
+    with np.errstate(invalid="ignore"):
+        return np.min(x, axis=axes, initial=_identity("min", x.dtype))
 
 
 reduce_min_p = _reduction("reduce_min", _reduce_min_impl, any_dtype)
@@ -122,21 +136,28 @@ reduce_min_p = _reduction("reduce_min", _reduce_min_impl, any_dtype)
 
 def reduce_and(operand, axes: Sequence[int], *, out_sharding=None):
     """Logical (bool) or bitwise (int) and over ``axes``."""
-    return reduce_and_p.bind(operand, axes=_axes(operand, axes, "reduce_and"), out_sharding=out_sharding)
+    return reduce_and_p.bind(
+        operand, axes=_axes(operand, axes, "reduce_and"), out_sharding=out_sharding
+    )
 
 
 def _reduce_and_impl(x, *, axes, out_sharding):
     if x.dtype == np.bool_:
         return np.all(x, axis=axes)
-    return np.bitwise_and.reduce(x, axis=axes, initial=-1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max)
+    return np.bitwise_and.reduce(
+        x, axis=axes, initial=-1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max
+    )
 
 
-reduce_and_p = _reduction("reduce_and", _reduce_and_impl, bool_or_int)
+# JAX drops the weak type in the logical/bitwise reductions (not in sum, prod, max, min).
+reduce_and_p = _reduction("reduce_and", _reduce_and_impl, bool_or_int, never_weak)
 
 
 def reduce_or(operand, axes: Sequence[int], *, out_sharding=None):
     """Logical (bool) or bitwise (int) or over ``axes``."""
-    return reduce_or_p.bind(operand, axes=_axes(operand, axes, "reduce_or"), out_sharding=out_sharding)
+    return reduce_or_p.bind(
+        operand, axes=_axes(operand, axes, "reduce_or"), out_sharding=out_sharding
+    )
 
 
 def _reduce_or_impl(x, *, axes, out_sharding):
@@ -145,19 +166,21 @@ def _reduce_or_impl(x, *, axes, out_sharding):
     return np.bitwise_or.reduce(x, axis=axes, initial=0)
 
 
-reduce_or_p = _reduction("reduce_or", _reduce_or_impl, bool_or_int)
+reduce_or_p = _reduction("reduce_or", _reduce_or_impl, bool_or_int, never_weak)
 
 
 def reduce_xor(operand, axes: Sequence[int], *, out_sharding=None):
     """Logical (bool) or bitwise (int) exclusive or over ``axes``."""
-    return reduce_xor_p.bind(operand, axes=_axes(operand, axes, "reduce_xor"), out_sharding=out_sharding)
+    return reduce_xor_p.bind(
+        operand, axes=_axes(operand, axes, "reduce_xor"), out_sharding=out_sharding
+    )
 
 
 def _reduce_xor_impl(x, *, axes, out_sharding):
     return np.bitwise_xor.reduce(x, axis=axes, initial=False if x.dtype == np.bool_ else 0)
 
 
-reduce_xor_p = _reduction("reduce_xor", _reduce_xor_impl, bool_or_int)
+reduce_xor_p = _reduction("reduce_xor", _reduce_xor_impl, bool_or_int, never_weak)
 
 
 # JAX prints out_sharding on reduce_sum only (the others hide it when it is None).
@@ -185,13 +208,18 @@ def argmin(operand, axis: int, index_dtype):
     return argmin_p.bind(operand, axes=(axis,), index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
-def _arg_shape(x, *, axes, index_dtype):
-    (axis,) = axes
-    if x.shape[axis] == 0:
-        raise ValueError(
-            f"attempt to get argmax/argmin of an empty sequence (axis {axis} of shape {x.shape})"
-        )
-    return tuple(d for i, d in enumerate(x.shape) if i != axis)
+def _arg_shape_rule(name):
+    def rule(x, *, axes, index_dtype):
+        (axis,) = axes
+        if not 0 <= axis < x.ndim:
+            raise ValueError(f"{name}: axis {axis} is out of bounds for operand of shape {x.shape}")
+        if x.shape[axis] == 0:
+            raise ValueError(
+                f"attempt to get {name} of an empty sequence (axis {axis} of shape {x.shape})"
+            )
+        return tuple(d for i, d in enumerate(x.shape) if i != axis)
+
+    return rule
 
 
 def _arg_dtype(x, *, axes, index_dtype):
@@ -201,18 +229,29 @@ def _arg_dtype(x, *, axes, index_dtype):
 
 
 def _argmax_impl(x, *, axes, index_dtype):
-    return np.argmax(x, axis=axes[0]).astype(index_dtype)
+    # The first NaN wins, as in XLA: NumPy's argmax already does that.
+    with np.errstate(invalid="ignore"):
+        return np.argmax(x, axis=axes[0]).astype(index_dtype)
 
 
 def _argmin_impl(x, *, axes, index_dtype):
-    return np.argmin(x, axis=axes[0]).astype(index_dtype)
+    with np.errstate(invalid="ignore"):
+        return np.argmin(x, axis=axes[0]).astype(index_dtype)
 
 
 argmax_p = standard_primitive(
-    "argmax", _arg_shape, _arg_dtype, _argmax_impl, weak_type_rule=lambda x, **_: False
+    "argmax",
+    _arg_shape_rule("argmax"),
+    _arg_dtype,
+    _argmax_impl,
+    weak_type_rule=lambda x, **_: False,
 )
 argmin_p = standard_primitive(
-    "argmin", _arg_shape, _arg_dtype, _argmin_impl, weak_type_rule=lambda x, **_: False
+    "argmin",
+    _arg_shape_rule("argmin"),
+    _arg_dtype,
+    _argmin_impl,
+    weak_type_rule=lambda x, **_: False,
 )
 
 
