@@ -9,3 +9,4 @@ from spmd._src.errors import (  # noqa: F401
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
+from spmd._src.numpy.indexing import NonConcreteBooleanIndexError  # noqa: F401,E402

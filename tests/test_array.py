@@ -22,6 +22,7 @@ REPRS = [
     (A(np.float32(1), True), "Array(1., dtype=float32, weak_type=True)"),
     (A(np.array([True, False])), "Array([ True, False], dtype=bool)"),
     (A(np.zeros((0, 3), np.float32)), "Array([], shape=(0, 3), dtype=float32)"),
+    (A(np.zeros(0, np.float32)), "Array([], shape=(0,), dtype=float32)"),
     (A(np.array([1 + 2j], np.complex64)), "Array([1.+2.j], dtype=complex64)"),
     (
         A(np.ones((2, 3), ml_dtypes.bfloat16)),

@@ -156,7 +156,7 @@ _PREFIX = "Array("
 def array_repr(v: np.ndarray, weak_type: bool = False) -> str:
     """``Array([0, 1, 2], dtype=int32)``: NumPy's layout with the dtype always shown."""
     dtype_str = f"dtype={v.dtype.name}" + (", weak_type=True" if weak_type else "")
-    if v.size == 0 and v.shape != (0,):
+    if v.size == 0:
         return f"{_PREFIX}[], shape={v.shape}, {dtype_str})"
     body = np.array2string(v, max_line_width=75, separator=", ", prefix=_PREFIX, suffix=",")
     last = len(body) - (body.rfind("\n") + 1)

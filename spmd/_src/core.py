@@ -631,9 +631,13 @@ def _alias_inner(eqn: JaxprEqn, ctx: PPContext) -> None:
         inner = p.jaxpr if isinstance(p, ClosedJaxpr) else p if isinstance(p, Jaxpr) else None
         if inner is None or len(inner.invars) != len(eqn.invars):
             continue
+        used: set[str] = set()
         for iv, ov in zip(inner.invars, eqn.invars):
-            if type(ov) is Var and id(ov) in ctx.names:
-                ctx.alias(iv, ctx.names[id(ov)])
+            # An outer variable passed twice names only its first inner binder.
+            name = ctx.names.get(id(ov)) if type(ov) is Var else None
+            if name is not None and name not in used:
+                ctx.alias(iv, name)
+                used.add(name)
         if len(inner.outvars) == len(eqn.outvars):
             bound = {id(v) for v in inner.invars} | {id(v) for v in inner.constvars}
             for iv, ov in zip(inner.outvars, eqn.outvars):

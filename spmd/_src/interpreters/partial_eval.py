@@ -26,12 +26,13 @@ custom_staging_rules: dict[core.Primitive, Callable] = {}
 
 
 class JaxprTracer(Tracer):
-    __slots__ = ("_aval", "var")
+    # `_var`, not `var`: tracers carry array methods, and `x.var()` is one of them.
+    __slots__ = ("_aval", "_var")
 
     def __init__(self, trace: JaxprTrace, aval: ShapedArray, var: Var) -> None:
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self._var = var
 
     @property
     def aval(self) -> ShapedArray:
@@ -70,7 +71,7 @@ class JaxprTrace(core.Trace):
 
     def to_atom(self, x: Any) -> Var | Literal:
         if isinstance(x, JaxprTracer) and x._trace is self:
-            return x.var
+            return x._var
         return self.const_atom(x)
 
     def const_atom(self, x: Any) -> Var | Literal:
@@ -108,7 +109,7 @@ class JaxprTrace(core.Trace):
             return ""
         di = self.debug_info
         where = f"While tracing the function {di.func_name} for {di.traced_for}, " if di else ""
-        args = self._provenance(tracer.var)
+        args = self._provenance(tracer._var)
         if not args:
             return where + "this value does not depend on the function's arguments."
         names = [self._arg_name(i) for i in args]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from spmd._src import dtypes
+from spmd._src.array import Array
 from spmd._src.lax import elementwise as lax
 from spmd._src.numpy.util import (
     check_arraylike,
@@ -182,7 +183,9 @@ around = round
 
 
 def _const(like, value):
-    return to_array(np.asarray(value, dtype=like.dtype))
+    # Internal constants take the weak type of the value they combine with, so they do not
+    # strengthen a weakly typed result.
+    return Array(np.asarray(value, dtype=like.dtype), getattr(like, "weak_type", False))
 
 
 def isfinite(x, /):
