@@ -146,3 +146,28 @@ def test_current_trace_is_a_context_value():
     spmd.make_jaxpr(f)(1.0)
     assert seen[0] is not core.eval_trace
     assert core.trace_ctx.trace is core.eval_trace
+
+
+def test_shared_inner_jaxprs_are_hoisted_like_jax():
+    # Text recorded from JAX 0.10.2: a jaxpr used twice is printed once, as a `let`.
+    where = spmd.numpy.where
+    expected = (
+        "let _where = { lambda ; a:bool[3] b:f32[3] c:f32[]. let\n"
+        "    d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n"
+        "    e:f32[3] = broadcast_in_dim d\n"
+        "    f:f32[3] = select_n a e b\n"
+        "  in (f,) } in\n"
+        "{ lambda ; g:f32[3]. let\n"
+        "    h:bool[3] = gt g 0.0:f32[]\n"
+        "    i:f32[3] = jit[name=_where jaxpr=_where] h g 1.0:f32[]\n"
+        "    j:bool[3] = gt g 1.0:f32[]\n"
+        "    k:f32[3] = jit[name=_where jaxpr=_where] j g 2.0:f32[]\n"
+        "  in (i, k) }"
+    )
+    text = str(spmd.make_jaxpr(lambda x: (where(x > 0, x, 1.0), where(x > 1, x, 2.0)))(f32(3)))
+    assert text == expected
+
+
+def test_duplicate_operands_get_distinct_inner_names():
+    text = str(spmd.make_jaxpr(lambda x: spmd.jit(lambda a, b: a + b)(x, x))(f32(2)))
+    assert "{ lambda ; a:f32[2] c:f32[2]. let b:f32[2] = add a c in (b,) }" in text

@@ -413,7 +413,7 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def pretty_print(self, width: int = 80) -> str:
-        return pp_jaxpr(self, PPContext()).format(width)
+        return pp_toplevel_jaxpr(self).format(width)
 
     def __str__(self) -> str:
         return self.pretty_print()
@@ -545,11 +545,13 @@ def typematch(a: ShapedArray, b: ShapedArray) -> bool:
 class PPContext:
     """Names variables a, b, ..., z, ba, bb, ... in the order they are first printed."""
 
-    __slots__ = ("names", "counter")
+    __slots__ = ("names", "counter", "shared")
 
     def __init__(self) -> None:
         self.names: dict[int, str] = {}
         self.counter = itertools.count()
+        # id(jaxpr) -> the name it is printed under when hoisted into a `let` (see below).
+        self.shared: dict[int, str] = {}
 
     def fresh(self) -> str:
         n = next(self.counter)
@@ -596,10 +598,10 @@ pp_param_rules: dict[Primitive, Callable[[dict], list[tuple[str, Any]]]] = {}
 
 
 def _pp_value(v: Any, ctx: PPContext) -> pp.Doc:
-    if isinstance(v, ClosedJaxpr):
-        return pp_jaxpr(v.jaxpr, ctx)
-    if isinstance(v, Jaxpr):
-        return pp_jaxpr(v, ctx)
+    if isinstance(v, (ClosedJaxpr, Jaxpr)):
+        j = v.jaxpr if isinstance(v, ClosedJaxpr) else v
+        name = ctx.shared.get(id(j))
+        return pp.text(name) if name is not None else pp_jaxpr(j, ctx)
     if isinstance(v, np.dtype):
         return pp.text(v.name)
     if isinstance(v, type) and issubclass(v, np.generic):
@@ -629,7 +631,7 @@ def _alias_inner(eqn: JaxprEqn, ctx: PPContext) -> None:
     # results they stand for, so the text reads as one program.
     for p in eqn.params.values():
         inner = p.jaxpr if isinstance(p, ClosedJaxpr) else p if isinstance(p, Jaxpr) else None
-        if inner is None or len(inner.invars) != len(eqn.invars):
+        if inner is None or len(inner.invars) != len(eqn.invars) or id(inner) in ctx.shared:
             continue
         used: set[str] = set()
         for iv, ov in zip(inner.invars, eqn.invars):
@@ -687,3 +689,59 @@ def pp_jaxpr(jaxpr: Jaxpr, ctx: PPContext) -> pp.Doc:
         )
         + pp.text(" }")
     )
+
+
+def _jaxprs_in_params(params: dict) -> list[Jaxpr]:
+    out = []
+    for v in params.values():
+        vs = v if isinstance(v, tuple) else (v,)
+        for x in vs:
+            if isinstance(x, ClosedJaxpr):
+                out.append(x.jaxpr)
+            elif isinstance(x, Jaxpr):
+                out.append(x)
+    return out
+
+
+def pp_toplevel_jaxpr(top: Jaxpr) -> pp.Doc:
+    """Print ``top``, hoisting inner jaxprs that are used more than once (or are long) into
+    ``let name = { ... } in`` bindings before it, as JAX 0.10 does."""
+    counts: dict[int, int] = {}
+    objs: dict[int, Jaxpr] = {}
+    names: dict[int, str] = {}
+    queue = [top]
+    while queue:
+        j = queue.pop(0)
+        objs[id(j)] = j
+        counts[id(j)] = counts.get(id(j), 0) + (2 if j is not top and len(j.eqns) > 10 else 1)
+        for eqn in j.eqns:
+            inner = _jaxprs_in_params(eqn.params)
+            queue.extend(inner)
+            name = eqn.params.get("name")
+            if isinstance(name, str):
+                for sub in inner:
+                    names.setdefault(id(sub), name.strip("<>"))
+    ctx = PPContext()
+    taken: dict[str, int] = {}
+    shared = []
+    for jid, c in counts.items():
+        if c == 1 or objs[jid] is top:
+            continue
+        name = names.get(jid, "jaxpr")
+        n = taken.get(name, 0)
+        taken[name] = n + 1
+        if n:
+            name = f"{name}{n}"
+            taken[name] = taken.get(name, 0) + 1
+        ctx.shared[jid] = name
+        shared.append(jid)
+    docs = []
+    for jid in shared:
+        # A hoisted jaxpr prints in full at its binding, not as a reference to itself.
+        name = ctx.shared.pop(jid)
+        docs.append(
+            pp.concat([pp.text(f"let {name} = "), pp_jaxpr(objs[jid], ctx), pp.text(" in")])
+        )
+        ctx.shared[jid] = name
+    docs.append(pp_jaxpr(top, ctx))
+    return pp.join(pp.hardline(), docs) if len(docs) > 1 else docs[0]

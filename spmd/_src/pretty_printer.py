@@ -46,6 +46,12 @@ class Break(Doc):
         self.text = s
 
 
+class HardLine(Doc):
+    """A line break in every layout."""
+
+    __slots__ = ()
+
+
 class Group(Doc):
     __slots__ = ("child",)
 
@@ -77,6 +83,10 @@ def concat(docs: Sequence[Doc]) -> Doc:
 
 def brk(s: str = " ") -> Doc:
     return Break(s)
+
+
+def hardline() -> Doc:
+    return HardLine()
 
 
 def group(d: Doc) -> Doc:
@@ -112,6 +122,8 @@ def _fits(doc: Doc, room: int) -> bool:
             stack.extend(reversed(d.children))
         elif isinstance(d, Break):
             room -= len(d.text)
+        elif isinstance(d, HardLine):
+            return True
         elif isinstance(d, (Group, Nest)):
             stack.append(d.child)
     return room >= 0
@@ -137,6 +149,9 @@ def format_doc(doc: Doc, width: int = 80) -> str:
             else:
                 out.append("\n" + " " * indent)
                 col = indent
+        elif isinstance(d, HardLine):
+            out.append("\n" + " " * indent)
+            col = indent
         elif isinstance(d, Group):
             flat = mode == _FLAT or _fits(d.child, width - col)
             stack.append((indent, _FLAT if flat else _BREAK, d.child))
