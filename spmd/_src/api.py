@@ -124,12 +124,21 @@ def _positional_names(fun: Callable) -> tuple[list[str], inspect.Signature | Non
 
 
 class _CacheEntry:
-    __slots__ = ("jaxpr", "staged", "staged_args", "compiled", "out_tree", "out_weak")
+    __slots__ = (
+        "jaxpr",
+        "staged",
+        "staged_args",
+        "compiled",
+        "out_tree",
+        "out_weak",
+        "single_leaf",
+    )
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree) -> None:
         self.jaxpr = jaxpr
         self.out_tree = out_tree
         self.out_weak = [a.weak_type for a in jaxpr.out_avals]
+        self.single_leaf = tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
         if any(isinstance(c, Tracer) for c in jaxpr.consts):
             # Closed over values of an enclosing trace: staged, they become leading operands
             # (the enclosing trace must see them); such a program is never compiled or cached.
@@ -220,6 +229,9 @@ class JitWrapped:
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self._cache = LRU(config.spmd_jit_cache_size)
+        # Entries for calls with positional Array arguments only, keyed by their types.
+        self._fast: dict = {}
+        self._fast_ok = not self._static_argnums
 
     # -- argument handling -----------------------------------------------------------------
     def _split(self, args: tuple, kwargs: dict):
@@ -315,13 +327,39 @@ class JitWrapped:
         return _CacheEntry(closed, out_tree_box[0])
 
     # -- calling ---------------------------------------------------------------------------
+    def _fast_key(self, args: tuple) -> tuple | None:
+        # Positional Array arguments only: the pytree structure is a flat tuple, so the
+        # argument types alone key the program and no flattening is needed.
+        if not self._fast_ok:
+            return None
+        try:
+            sig = tuple([(x._value.shape, x._value.dtype, x.weak_type) for x in args])
+        except AttributeError:
+            return None
+        if not all(type(x) is Array for x in args):
+            return None
+        return (sig, config.trace_context())
+
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
-        entry, leaves = self._get_entry(args, kwargs)
+        fast_key = None if kwargs else self._fast_key(args)
+        entry = self._fast.get(fast_key) if fast_key is not None else None
+        if entry is not None:
+            leaves = args
+        else:
+            entry, leaves = self._get_entry(args, kwargs)
+            if fast_key is not None and entry.compiled is not None:
+                if len(self._fast) >= self._cache.maxsize:
+                    self._fast.clear()
+                self._fast[fast_key] = entry
         if core.trace_ctx.trace is core.eval_trace:
-            vals = [x._value if type(x) is Array else _canonical(x) for x in leaves]
-            outs = entry.compiled(*vals)
+            outs = entry.compiled(
+                *[x._value if type(x) is Array else _canonical(x) for x in leaves]
+            )
+            if entry.single_leaf:
+                o = outs[0]
+                return Array(o if type(o) is np.ndarray else np.asarray(o), entry.out_weak[0])
             out_leaves = [
                 Array(o if type(o) is np.ndarray else np.asarray(o), w)
                 for o, w in zip(outs, entry.out_weak)
@@ -330,7 +368,7 @@ class JitWrapped:
             out_leaves = dispatch.jit_p.bind(
                 *entry.staged_args, *leaves, jaxpr=entry.staged, name=self.__name__
             )
-        return tu.tree_unflatten(entry.out_tree, out_leaves)
+        return entry.out_tree.unflatten(out_leaves)
 
     def trace(self, *args, **kwargs) -> Traced:
         entry, leaves = self._get_entry(args, kwargs)
@@ -351,6 +389,7 @@ class JitWrapped:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)

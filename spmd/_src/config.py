@@ -58,6 +58,10 @@ class Config:
 
     def define(self, name, default, validate, help, on_change=None):
         self._options[name] = _Option(name, default, validate, help, on_change)
+        # Values live as instance attributes too: reading an option is a plain attribute
+        # lookup (it happens on every jit call and promotion).
+        self.__dict__[name] = default
+        self.__dict__.pop("_trace_context", None)
 
     def trace_context(self) -> tuple:
         """The values of the options that change how a function traces (part of jit's key)."""
@@ -76,6 +80,7 @@ class Config:
         if not opt.validate(value):
             raise ValueError(f"config.update({name!r}, {value!r}): invalid value. {opt.help}")
         opt.value = value
+        self.__dict__[name] = value
         self.__dict__.pop("_trace_context", None)
         if opt.on_change is not None:
             opt.on_change(value)

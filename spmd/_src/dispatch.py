@@ -78,13 +78,39 @@ def run_quietly(fn: Callable, *args: Any, **kwargs: Any) -> Any:
         _EXTOBJ.reset(token)
 
 
+# Abstract evaluation results of eager operations, keyed by primitive, parameters and operand
+# types. Invalid input raises on the miss and is never stored, so errors still come before any
+# work. Bounded crudely: cleared when full.
+_aval_cache: dict = {}
+_AVAL_CACHE_SIZE = 8192
+
+
+def _eager_out_aval(prim: core.Primitive, sig: tuple, params: dict) -> Any:
+    try:
+        key = (prim, sig, tuple(params.items()))
+        out = _aval_cache.get(key)
+    except TypeError:  # unhashable parameters: no caching
+        key, out = None, None
+    if out is None:
+        out = prim.abstract_eval(*[ShapedArray(*s) for s in sig], **params)
+        if key is not None:
+            if len(_aval_cache) >= _AVAL_CACHE_SIZE:
+                _aval_cache.clear()
+            _aval_cache[key] = out
+    return out
+
+
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
-    avals, vals = [], []
+    sig, vals = [], []
     for x in args:
-        a, v = _aval_and_value(x)
-        avals.append(a)
+        if type(x) is Array:
+            v = x._value
+            sig.append((v.shape, v.dtype, x.weak_type))
+        else:
+            a, v = _aval_and_value(x)
+            sig.append((a.shape, a.dtype, a.weak_type))
         vals.append(v)
-    out_aval = prim.abstract_eval(*avals, **params)
+    out_aval = _eager_out_aval(prim, tuple(sig), params)
     out = run_quietly(prim.impl, *vals, **params)
     if prim.multiple_results:
         return [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]

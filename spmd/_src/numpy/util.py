@@ -67,20 +67,66 @@ def promote_dtypes(*args: Any) -> list[Any]:
     if len(args) < 2:
         return [to_array(x) for x in args]
     # Fast path: operands that are already spmd values of one type need no promotion.
-    a0 = args[0]
-    if isinstance(a0, (Array, Tracer)):
-        d0, w0 = a0.dtype, a0.weak_type
-        for a in args[1:]:
-            if not (isinstance(a, (Array, Tracer)) and a.dtype == d0 and a.weak_type == w0):
-                break
-        else:
-            return list(args)
-    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if _uniform_spmd_values(args):
+        return list(args)
+    dt, weak = _result_type(args)
     return [convert(x, dt, weak) for x in args]
+
+
+# result_type of operands described by type: (dtype, weak) for arrays, the Python type for
+# Python scalars. The lattice walk is the slow part of promotion; the answer depends only on
+# these and the promotion config, which is part of the key.
+_RESULT_TYPES: dict = {}
+
+
+def _type_key(x: Any) -> Any:
+    t = type(x)
+    if t is Array or isinstance(x, Tracer):
+        return (x.dtype, x.weak_type)
+    if t in (int, float, complex, bool):
+        return t
+    return None
+
+
+def _result_type(args) -> tuple[np.dtype, bool]:
+    keys = tuple(_type_key(a) for a in args)
+    if None in keys:
+        return dtypes.result_type(*args, return_weak_type_flag=True)
+    key = (keys, config.jax_enable_x64, config.jax_numpy_dtype_promotion)
+    out = _RESULT_TYPES.get(key)
+    if out is None:
+        out = dtypes.result_type(*args, return_weak_type_flag=True)
+        if len(_RESULT_TYPES) > 4096:
+            _RESULT_TYPES.clear()
+        _RESULT_TYPES[key] = out
+    return out
+
+
+def _uniform_spmd_values(args) -> bool:
+    a0 = args[0]
+    if not isinstance(a0, (Array, Tracer)):
+        return False
+    d0, w0 = a0.dtype, a0.weak_type
+    for a in args[1:]:
+        if not (isinstance(a, (Array, Tracer)) and a.dtype == d0 and a.weak_type == w0):
+            return False
+    return True
+
+
+_INEXACT: dict[np.dtype, bool] = {}
+
+
+def _is_inexact(dt: np.dtype) -> bool:
+    r = _INEXACT.get(dt)
+    if r is None:
+        r = _INEXACT[dt] = dtypes.to_inexact_dtype(dt) == dt
+    return r
 
 
 def promote_dtypes_inexact(*args: Any) -> list[Any]:
     """Like ``promote_dtypes``, then ints and bools go to the default float type."""
+    if args and _uniform_spmd_values(args) and _is_inexact(args[0].dtype):
+        return list(args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     dt = dtypes.to_inexact_dtype(dt)
     return [convert(x, dt, weak) for x in args]
@@ -97,7 +143,11 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
     """NumPy rank promotion: prepend size-1 dimensions so ranks agree (scalars stay)."""
     if len(args) < 2:
         return list(args)
-    shapes = [np.shape(x) for x in args]
+    shapes = [x.shape if isinstance(x, (Array, Tracer)) else np.shape(x) for x in args]
+    r0 = len(shapes[0])
+    if all(len(s) == r0 or not s for s in shapes):
+        # Equal ranks (or scalars): the lax primitive checks the sizes (a TypeError, as JAX).
+        return list(args)
     ranks = {len(s) for s in shapes if len(s)}
     if len(ranks) <= 1:
         # Equal ranks: the lax primitive checks the sizes (a TypeError, as in JAX).

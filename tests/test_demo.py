@@ -1,0 +1,119 @@
+"""``python -m spmd.demo`` (what ``make demo`` runs) finishes cleanly and prints what JAX would.
+
+The expected text was printed by JAX 0.10.2 running the same tour (spmd swapped for jax).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from spmd import demo
+
+EXPECTED_JAXPR = textwrap.dedent(
+    """\
+    { lambda ; a:f32[3] b:f32[]. let
+        c:f32[3] = sin a
+        d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+        e:f32[3] = mul c d
+        f:f32[3] = add e 1.0:f32[]
+      in (f,) }"""
+)
+
+EXPECTED_LINES = [
+    # arrays
+    ">>> x = jnp.arange(3)",
+    "Array([0, 1, 2], dtype=int32)",
+    "Array([1, 3, 5], dtype=int32)",
+    "Array([[1., 1., 1.],\n       [1., 1., 1.]], dtype=float32)",
+    "Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)",
+    "(dtype('int32'), (3,))",
+    # type promotion
+    ">>> h + 1.0\nArray([2., 2., 2.], dtype=float16)",
+    ">>> h + jnp.float32(1.0)\nArray([2., 2., 2.], dtype=float32)",
+    "Array([2, 2], dtype=int16)",
+    "Array([2.5, 2.5], dtype=float32, weak_type=True)",
+    ">>> jnp.add(1.0, 2)\nArray(3., dtype=float32, weak_type=True)",
+    # jit
+    "first call of fast_step:",
+    "later calls (cached):",
+    ">>> fast_step(x)\nArray([1., 1., 1., 3.], dtype=float32)",
+    # pytrees
+    "PyTreeDef({'b': *, 'w': *})",
+    "{'b': (2,), 'w': (2, 2)}",
+    "{'b': Array([0., 0.], dtype=float32), 'w': Array([[0.9, 0.9],\n       [0.9, 0.9]], "
+    "dtype=float32)}",
+    # dot products
+    ">>> jnp.dot(a, b)\nArray(17., dtype=float32)",
+    ">>> a @ b\nArray(17., dtype=float32)",
+    "Array([17., 62.], dtype=float32)",
+]
+
+
+@pytest.fixture(scope="module")
+def demo_run() -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "spmd.demo"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_demo_exits_cleanly(demo_run):
+    assert demo_run.returncode == 0, demo_run.stderr
+    assert "Traceback" not in demo_run.stderr
+
+
+def test_demo_prints_the_jaxpr(demo_run):
+    assert EXPECTED_JAXPR in demo_run.stdout
+
+
+@pytest.mark.parametrize("text", EXPECTED_LINES)
+def test_demo_output(demo_run, text):
+    assert text in demo_run.stdout
+
+
+def test_demo_has_every_section_heading(demo_run):
+    for section in demo.SECTIONS:
+        assert section.__doc__.splitlines()[0] in demo_run.stdout
+
+
+def test_session_echoes_statements_and_reprs(capsys):
+    ns: dict = {}
+    demo.session(
+        """
+        # a comment
+        x = [1, 2]
+        def f(y):
+            return y * 2
+        f(x)
+        None
+        """,
+        ns,
+    )
+    out = capsys.readouterr().out
+    assert out == (
+        "# a comment\n"
+        ">>> x = [1, 2]\n"
+        ">>> def f(y):\n"
+        "...     return y * 2\n"
+        ">>> f(x)\n"
+        "[1, 2, 1, 2]\n"
+        ">>> None\n"
+    )
+    assert ns["x"] == [1, 2]
+
+
+def test_sections_use_separate_namespaces():
+    ns1, ns2 = demo._namespace(), demo._namespace()
+    demo.session("z = 1", ns1)
+    assert "z" not in ns2
