@@ -99,7 +99,12 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
 def _round_impl(x, *, rounding_method):
     if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
         return np.rint(x)
-    return (np.sign(x) * np.floor(np.abs(x) + np.asarray(0.5, x.dtype))).astype(x.dtype)
+    # x - trunc(x) is exact, so comparing it with 1/2 decides ties without the rounding
+    # error of floor(|x| + 0.5) (which sends 0.49999997 to 1).
+    whole = np.trunc(x)
+    frac = x - whole
+    half = np.asarray(0.5, x.dtype)
+    return np.where(np.abs(frac) >= half, whole + np.sign(x), whole).astype(x.dtype)
 
 
 round_p = standard_primitive(

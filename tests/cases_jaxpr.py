@@ -1,0 +1,263 @@
+"""Golden ``make_jaxpr`` cases: small programs whose printed jaxpr must equal JAX's exactly.
+
+Each case is a name and a maker ``make(jax, jnp, lax) -> (fn, args)`` with NumPy arrays or
+Python scalars as arguments. ``tests/golden_gen/jaxpr_gen.py`` stores
+``str(jax.make_jaxpr(fn)(*args))`` from real JAX in ``tests/golden/jaxpr.json``;
+``tests/test_golden_jaxpr.py`` checks ``str(spmd.make_jaxpr(fn)(*args))`` against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+bf16 = ml_dtypes.bfloat16
+
+CASES: dict[str, Callable[[Any, Any, Any], tuple[Callable, tuple]]] = {}
+
+
+def case(fn: Callable) -> Callable:
+    """Register ``fn(jax, jnp, lax) -> (program, args)`` under its own name."""
+    if fn.__name__ in CASES:
+        raise ValueError(f"duplicate case {fn.__name__}")
+    CASES[fn.__name__] = fn
+    return fn
+
+
+X3 = np.arange(3, dtype=np.float32)
+X34 = np.arange(12, dtype=np.float32).reshape(3, 4)
+I34 = np.arange(12, dtype=np.int32).reshape(3, 4)
+CONST = np.array([1.0, 2.0, 3.0], np.float32)
+
+
+@case
+def seed_vdot(jax, jnp, lax):
+    def dot(v1, v2):
+        return jnp.vdot(v1, v2)
+
+    vs = np.arange(48, dtype=np.float32).reshape(16, 3)
+    return dot, (vs[:8], vs[8:])
+
+
+@case
+def elementwise_chain(jax, jnp, lax):
+    return (lambda x, y: jnp.sin(x) * y + 1.0), (X3, X3)
+
+
+@case
+def unary_math(jax, jnp, lax):
+    return (lambda x: (jnp.exp(x), jnp.log(x), jnp.tanh(x), jnp.sqrt(x), -x)), (X3,)
+
+
+@case
+def scalar_mul_int(jax, jnp, lax):
+    return (lambda x: x * 2), (I34,)
+
+
+@case
+def scalar_arg_weak(jax, jnp, lax):
+    return (lambda x, s: x * s), (X3, 2.0)
+
+
+@case
+def python_scalars_only(jax, jnp, lax):
+    return (lambda a, b: a + b), (1, 2.5)
+
+
+@case
+def rank_promotion(jax, jnp, lax):
+    return (lambda x, y: x + y), (X34, X34[0])
+
+
+@case
+def int_float_promotion(jax, jnp, lax):
+    return (lambda x, y: x + y), (I34, X34)
+
+
+@case
+def true_divide_int(jax, jnp, lax):
+    return (lambda x, y: x / y), (I34, I34)
+
+
+@case
+def integer_pow(jax, jnp, lax):
+    return (lambda x: (x**2, x**3, 1 / x)), (X3,)
+
+
+@case
+def compare_logical(jax, jnp, lax):
+    return (lambda x, y: jnp.logical_and(x > 1, y <= 2.0)), (X3, X3)
+
+
+@case
+def reductions(jax, jnp, lax):
+    return (lambda x: (jnp.sum(x, axis=0), jnp.max(x), jnp.min(x, axis=1))), (X34,)
+
+
+@case
+def mean_keepdims(jax, jnp, lax):
+    return (lambda x: jnp.mean(x, axis=1, keepdims=True)), (X34,)
+
+
+@case
+def sum_bf16(jax, jnp, lax):
+    return (lambda x: jnp.sum(x)), (X34.astype(bf16),)
+
+
+@case
+def sum_int8(jax, jnp, lax):
+    return (lambda x: x.sum(axis=1)), (I34.astype(np.int8),)
+
+
+@case
+def argmax(jax, jnp, lax):
+    return (lambda x: jnp.argmax(x, axis=1)), (X34,)
+
+
+@case
+def dot_1d(jax, jnp, lax):
+    return (lambda x, y: jnp.dot(x, y)), (X3, X3)
+
+
+@case
+def matmul_2d(jax, jnp, lax):
+    return (lambda x, y: x @ y), (X34, X34.T.copy())
+
+
+@case
+def matmul_batched(jax, jnp, lax):
+    a = np.zeros((2, 3, 4), np.float32)
+    return (lambda x, y: jnp.matmul(x, y)), (a, X34.T.copy())
+
+
+@case
+def nested_jit(jax, jnp, lax):
+    def f(x):
+        return jax.jit(lambda y: y * 3)(x) + 1
+
+    return f, (X3,)
+
+
+@case
+def closure_constant(jax, jnp, lax):
+    return (lambda x: x + CONST), (X3,)
+
+
+@case
+def closure_big_constant(jax, jnp, lax):
+    c = np.arange(12, dtype=np.float32).reshape(3, 4)
+    return (lambda x: x * c), (X34,)
+
+
+@case
+def literals_each_dtype(jax, jnp, lax):
+    def f(b, i8, u8, i32, f16, h, f32):
+        return (b & True, i8 + 1, u8 * 2, i32 - 3, f16 * 0.5, h + 1.5, f32 / 4)
+
+    return f, (
+        np.array([True, False]),
+        np.array([1, 2], np.int8),
+        np.array([1, 2], np.uint8),
+        np.array([1, 2], np.int32),
+        np.array([1, 2], np.float16),
+        np.array([1, 2], bf16),
+        np.array([1, 2], np.float32),
+    )
+
+
+@case
+def where(jax, jnp, lax):
+    return (lambda c, x: jnp.where(c, x, 0.0)), (np.array([True, False, True]), X3)
+
+
+@case
+def reshape_transpose(jax, jnp, lax):
+    return (lambda x: (x.reshape(4, 3), x.T, jnp.transpose(x.reshape(2, 2, 3), (2, 0, 1)))), (X34,)
+
+
+@case
+def expand_squeeze(jax, jnp, lax):
+    return (lambda x: jnp.squeeze(jnp.expand_dims(x, 0), 0)), (X34,)
+
+
+@case
+def slicing(jax, jnp, lax):
+    return (lambda x: (x[1:3], x[0], x[:, None, 2], x[::2])), (X34,)
+
+
+@case
+def astype(jax, jnp, lax):
+    return (lambda x: (x.astype(jnp.int32), x.astype(jnp.bfloat16), x.astype(bool))), (X3,)
+
+
+@case
+def lax_direct(jax, jnp, lax):
+    def f(x, y):
+        z = lax.add(x, y)
+        z = lax.select(lax.gt(z, y), z, y)
+        return lax.convert_element_type(z, np.int32)
+
+    return f, (X3, X3)
+
+
+@case
+def lax_broadcast_reduce(jax, jnp, lax):
+    def f(x):
+        y = lax.broadcast_in_dim(x, (2, 3), (1,))
+        return lax.reduce_sum(y, (0,))
+
+    return f, (X3,)
+
+
+@case
+def relu_softmax(jax, jnp, lax):
+    def f(x):
+        r = jnp.maximum(x, 0.0)
+        e = jnp.exp(r - jnp.max(r, axis=-1, keepdims=True))
+        return e / jnp.sum(e, axis=-1, keepdims=True)
+
+    return f, (X34,)
+
+
+@case
+def concatenate_stack(jax, jnp, lax):
+    return (lambda x, y: (jnp.concatenate([x, y]), jnp.stack([x, y], axis=1))), (X3, X3)
+
+
+@case
+def pytree_args(jax, jnp, lax):
+    def f(d):
+        return {"out": d["a"] * d["b"]}, d["a"]
+
+    return f, ({"a": X3, "b": X3},)
+
+
+@case
+def unused_input_and_identity(jax, jnp, lax):
+    return (lambda x, y: x), (X3, I34)
+
+
+@case
+def cumsum_sort(jax, jnp, lax):
+    return (lambda x: (jnp.cumsum(x), jnp.sort(x))), (X3,)
+
+
+@case
+def gather_index(jax, jnp, lax):
+    return (lambda x, i: x[i]), (X34, np.array([2, 0], np.int32))
+
+
+@case
+def scatter_set(jax, jnp, lax):
+    return (lambda x: x.at[1].set(5.0)), (X3,)
+
+
+@case
+def einsum(jax, jnp, lax):
+    return (lambda x, y: jnp.einsum("ij,jk->ik", x, y)), (X34, X34.T.copy())
+
+
+__all__ = ["CASES"]

@@ -1,0 +1,74 @@
+"""Comparing spmd results with golden records written by ``tests/golden_gen/numpy_gen.py``.
+
+A record is ``{"tree": <structure string>, "leaves": [leaf, ...]}``; an array leaf is
+``{"dtype", "weak_type", "shape", "values"}`` (values flattened, non-finite floats as strings),
+a Python scalar leaf is ``{"py": <type name>, "value": v}``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# JAX's default test tolerances (jtu.tolerance), used as both rtol and atol.
+DEFAULT_TOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-15}
+
+
+def decode_values(values: list, dtype_name: str) -> np.ndarray:
+    """Golden values as float64 (floats), int64 (ints) or bool."""
+    if dtype_name == "bool":
+        return np.array(values, dtype=bool)
+    if dtype_name.startswith(("int", "uint")):
+        return np.array(values, dtype=np.int64)
+    return np.array([float(v) for v in values], dtype=np.float64)
+
+
+def compare_leaf(expected: dict, actual, tol: dict | None, where: str) -> list[str]:
+    """Differences between a golden leaf and an spmd value, as readable messages."""
+    if "py" in expected:
+        if type(actual).__name__ != expected["py"] or actual != expected["value"]:
+            return [f"{where}: expected Python {expected['py']} {expected['value']!r}, "
+                    f"got {type(actual).__name__} {actual!r}"]  # fmt: skip
+        return []
+    if isinstance(actual, (bool, int, float)):
+        return [f"{where}: expected an array, got Python {type(actual).__name__} {actual!r}"]
+    errs = []
+    a = np.asarray(actual)
+    weak = getattr(actual, "weak_type", None)
+    if a.dtype.name != expected["dtype"]:
+        errs.append(f"{where}: dtype {a.dtype.name}, expected {expected['dtype']}")
+    if weak != expected["weak_type"]:
+        errs.append(f"{where}: weak_type {weak}, expected {expected['weak_type']}")
+    if list(a.shape) != expected["shape"]:
+        errs.append(f"{where}: shape {tuple(a.shape)}, expected {tuple(expected['shape'])}")
+    if errs:
+        return errs
+    want = decode_values(expected["values"], expected["dtype"])
+    got = a.ravel()
+    kind = a.dtype.kind
+    if kind == "b" or kind in "iu":
+        got = got.astype(want.dtype)
+        bad = np.flatnonzero(got != want)
+    else:
+        got = got.astype(np.float64)
+        t = {**DEFAULT_TOL, **(tol or {})}.get(a.dtype.name, 1e-6)
+        nan_g, nan_w = np.isnan(got), np.isnan(want)
+        with np.errstate(invalid="ignore"):
+            close = (got == want) | (np.abs(got - want) <= t + t * np.abs(want))
+        close = np.where(nan_w | nan_g, nan_w & nan_g, close)
+        bad = np.flatnonzero(~close)
+    if bad.size:
+        i = bad[:5]
+        errs.append(
+            f"{where}: {bad.size} of {want.size} values differ; at flat indices {i.tolist()}: "
+            f"got {got[i].tolist()}, expected {want[i].tolist()}"
+        )
+    return errs
+
+
+def compare(expected: dict, tree: str, leaves: list, tol: dict | None) -> list[str]:
+    if tree != expected["tree"]:
+        return [f"output structure {tree}, expected {expected['tree']}"]
+    errs = []
+    for i, (e, a) in enumerate(zip(expected["leaves"], leaves, strict=True)):
+        errs += compare_leaf(e, a, tol, f"leaf {i}")
+    return errs

@@ -1,0 +1,35 @@
+"""Record JAX's printed jaxprs for ``tests/cases_jaxpr.py`` into ``tests/golden/jaxpr.json``.
+
+Run with real JAX (not spmd):  ``/path/to/jax/python tests/golden_gen/jaxpr_gen.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+
+OUT = TESTS / "golden" / "jaxpr.json"
+
+
+def main() -> None:
+    import jax
+    import jax.numpy as jnp
+    from cases_jaxpr import CASES
+    from jax import lax
+
+    golden = {}
+    for name, make in CASES.items():
+        fn, args = make(jax, jnp, lax)
+        golden[name] = str(jax.make_jaxpr(fn)(*args))
+    out = {"jax_version": jax.__version__, "cases": golden}
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {OUT}: {len(golden)} cases")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1081 @@
+"""The primitive sweep's registry: for each primitive name, calls of it over shapes and dtypes
+with a NumPy reference (used by ``tests/test_primitive_sweep.py``).
+
+A ``Config`` is one call: ``fn(*args)`` must bind the primitive once (through its lax wrapper),
+``ref(*args)`` computes the expected value with NumPy. Floating-point arguments reach ``ref``
+as float64 (unless ``native``), so the reference is computed more precisely than the result
+and then rounded to ``out_dtype``. ``tol=None`` means the result must be exact (the operations
+are correctly rounded, or the inputs are chosen so the result is representable: sums over
+multiples of 1/4, products of powers of two).
+
+``REJECTS`` lists calls that must raise ``TypeError`` (dtypes the primitive does not accept).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+import spmd
+from spmd import lax
+from spmd._src import dispatch
+
+bf16 = ml_dtypes.bfloat16
+
+SHAPES = [(), (5,), (2, 3), (2, 3, 4)]
+FLOATS = ["float32", "float16", "bfloat16"]
+INTS = ["int32", "int8", "uint8"]
+BOOL = ["bool"]
+NUMERIC = FLOATS + INTS
+ALL = NUMERIC + BOOL
+
+TRANS = {"float32": 2e-6, "float16": 2e-3, "bfloat16": 2e-2}
+LOOSE = {"float32": 2e-5, "float16": 1e-2, "bfloat16": 5e-2}
+
+
+@dataclasses.dataclass
+class Config:
+    label: str
+    fn: Callable
+    args: tuple
+    ref: Callable
+    out_dtype: Any = None  # a dtype name, or a list of names for multiple results
+    tol: dict | None = None
+    native: bool = False
+
+
+ENTRIES: dict[str, list[Config]] = {}
+REJECTS: dict[str, list[tuple[str, Callable, tuple]]] = {}
+
+
+def add(name: str, *configs: Config) -> None:
+    ENTRIES.setdefault(name, []).extend(configs)
+
+
+def reject(name: str, fn: Callable, *dtype_names: str, shape=(3,), nargs: int = 1) -> None:
+    for dt in dtype_names:
+        args = tuple(gen(dt, shape, seed=f"reject{name}{dt}{i}") for i in range(nargs))
+        REJECTS.setdefault(name, []).append((dt, fn, args))
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+
+def _rng(seed: str) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(seed.encode()))
+
+
+def gen(dtype: str, shape: Sequence[int], domain: Any = None, seed: str = "") -> np.ndarray:
+    """Deterministic values of ``dtype``. Float domains: ``(lo, hi)`` (uniform), ``"grid"``
+    (multiples of 1/4 in [-2, 2]: sums stay exact), ``"pow2"`` (signed powers of two: products
+    stay exact). Integer domains: ``(lo, hi)`` clipped to the dtype, ``"nonzero"``."""
+    rng = _rng(f"{seed}{dtype}{tuple(shape)}{domain}")
+    shape = tuple(shape)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith("complex"):
+        re, im = rng.uniform(-2, 2, shape), rng.uniform(-2, 2, shape)
+        return (re + 1j * im).astype(dtype)
+    dt = np.dtype(bf16) if dtype == "bfloat16" else np.dtype(dtype)
+    if dt.kind == "f" or dtype == "bfloat16":
+        if domain == "grid":
+            v = rng.integers(-8, 9, shape) / 4
+        elif domain == "pow2":
+            v = rng.choice([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], shape)
+        else:
+            lo, hi = domain or (-3.0, 3.0)
+            v = rng.uniform(lo, hi, shape)
+        return np.asarray(v).astype(dt)
+    info = np.iinfo(dt)
+    if domain == "nonzero":
+        lo, hi = (1, 50) if info.min == 0 else (-50, 50)
+        v = rng.integers(lo, hi + 1, shape)
+        v = np.where(v == 0, 1, v)
+    else:
+        lo, hi = domain or ((0, 200) if info.min == 0 else (-100, 100))
+        lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
+        v = rng.integers(lo, hi + 1, shape)
+    return np.asarray(v).astype(dt)
+
+
+def _is_float(dtype_name: str) -> bool:
+    return dtype_name in ("float32", "float16", "bfloat16", "float64")
+
+
+# Domains by dtype: exact float sums (grid) and products (pow2); small ints.
+_GRID = lambda dt: "grid" if _is_float(dt) else None  # noqa: E731
+_POW2 = lambda dt: "pow2" if _is_float(dt) else (-3, 3)  # noqa: E731
+
+
+def _vec(f: Callable) -> Callable:
+    """Elementwise float64 reference from a scalar function."""
+    return lambda x: np.vectorize(f, otypes=[np.float64])(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Builders
+
+
+def unary(
+    name: str,
+    fn: Callable,
+    ref: Callable,
+    dtypes: Sequence[str],
+    domain: Any = None,
+    tol: dict | None = None,
+    out: Callable[[str], str] | None = None,
+    shapes: Sequence[tuple] = SHAPES,
+    native: bool = False,
+    extra: Sequence[np.ndarray] = (),
+    tag: str = "",
+) -> None:
+    for dt in dtypes:
+        dom = domain(dt) if callable(domain) else domain
+        inputs = [gen(dt, s, dom, seed=name) for s in shapes]
+        inputs += [np.asarray(e).astype(gen(dt, ()).dtype) for e in extra]
+        for x in inputs:
+            add(
+                name,
+                Config(f"{tag}{dt}{x.shape}", fn, (x,), ref, out(dt) if out else dt, tol, native),
+            )
+
+
+def binary(
+    name: str,
+    fn: Callable,
+    ref: Callable,
+    dtypes: Sequence[str],
+    domain: Any = None,
+    domain2: Any = None,
+    tol: dict | None = None,
+    out: Callable[[str], str] | None = None,
+    native: bool = False,
+) -> None:
+    for dt in dtypes:
+        d1 = domain(dt) if callable(domain) else domain
+        d2 = domain2(dt) if callable(domain2) else (domain2 if domain2 is not None else d1)
+        for s in SHAPES:
+            x, y = gen(dt, s, d1, seed=name + "x"), gen(dt, s, d2, seed=name + "y")
+            add(name, Config(f"{dt}{s}", fn, (x, y), ref, out(dt) if out else dt, tol, native))
+        # A rank-0 operand broadcasts against any shape.
+        x, y = gen(dt, (2, 3), d1, seed=name + "bx"), gen(dt, (), d2, seed=name + "by")
+        add(name, Config(f"{dt}(2,3)+()", fn, (x, y), ref, out(dt) if out else dt, tol, native))
+
+
+def _bool_out(dt: str) -> str:
+    return "bool"
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise: unary
+
+_POS = (0.1, 3.0)
+_UNIT = (-0.95, 0.95)
+
+for _name, _fn, _ref, _dom, _tol in [
+    ("exp", lax.exp, np.exp, None, TRANS),
+    ("exp2", lax.exp2, np.exp2, None, TRANS),
+    ("log", lax.log, np.log, _POS, TRANS),
+    ("log1p", lax.log1p, np.log1p, (-0.9, 3.0), TRANS),
+    ("expm1", lax.expm1, np.expm1, None, TRANS),
+    ("tanh", lax.tanh, np.tanh, None, TRANS),
+    ("logistic", lax.logistic, lambda x: 1 / (1 + np.exp(-x)), None, TRANS),
+    ("sin", lax.sin, np.sin, None, TRANS),
+    ("cos", lax.cos, np.cos, None, TRANS),
+    ("tan", lax.tan, np.tan, (-1.2, 1.2), TRANS),
+    ("asin", lax.asin, np.arcsin, _UNIT, TRANS),
+    ("acos", lax.acos, np.arccos, _UNIT, TRANS),
+    ("atan", lax.atan, np.arctan, None, TRANS),
+    ("sinh", lax.sinh, np.sinh, None, TRANS),
+    ("cosh", lax.cosh, np.cosh, None, TRANS),
+    ("asinh", lax.asinh, np.arcsinh, None, TRANS),
+    ("acosh", lax.acosh, np.arccosh, (1.0, 4.0), TRANS),
+    ("atanh", lax.atanh, np.arctanh, _UNIT, TRANS),
+    ("sqrt", lax.sqrt, np.sqrt, (0.0, 4.0), None),
+    ("rsqrt", lax.rsqrt, lambda x: 1 / np.sqrt(x), _POS, TRANS),
+    ("cbrt", lax.cbrt, np.cbrt, None, TRANS),
+    ("erf", lax.erf, _vec(math.erf), None, TRANS),
+    ("erfc", lax.erfc, _vec(math.erfc), None, TRANS),
+    ("lgamma", lax.lgamma, _vec(math.lgamma), (0.5, 6.0), LOOSE),
+    ("floor", lax.floor, np.floor, None, None),
+    ("ceil", lax.ceil, np.ceil, None, None),
+]:
+    unary(_name, _fn, _ref, FLOATS, _dom, _tol)
+    reject(_name, _fn, "int32", "bool")
+
+
+def _erf_inv(y: float) -> float:
+    # Newton's method on erf in float64.
+    x = 0.0
+    for _ in range(60):
+        x -= (math.erf(x) - y) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
+
+
+def _digamma(x: float) -> float:
+    h = 1e-4
+    return (math.lgamma(x + h) - math.lgamma(x - h)) / (2 * h)
+
+
+def _i0e(x: float) -> float:
+    # The power series of I0, summed in float64 (enough terms for |x| <= 8).
+    term, total, q = 1.0, 1.0, (x / 2) ** 2
+    for k in range(1, 80):
+        term *= q / (k * k)
+        total += term
+    return math.exp(-abs(x)) * total
+
+
+unary("erf_inv", lax.erf_inv, _vec(_erf_inv), FLOATS, (-0.9, 0.9), LOOSE)
+unary("digamma", lax.digamma, _vec(_digamma), FLOATS, (0.5, 6.0), LOOSE)
+unary("bessel_i0e", lax.bessel_i0e, _vec(_i0e), FLOATS, (-8.0, 8.0), TRANS)
+reject("erf_inv", lax.erf_inv, "int32")
+reject("bessel_i0e", lax.bessel_i0e, "int32")
+reject("digamma", lax.digamma, "int32")
+
+_ROUND_EXTRA = [np.array([0.5, 1.5, 2.5, -0.5, -2.5, 0.49999997, -0.49999997, 3.0])]
+unary(
+    "round",
+    lambda x: lax.round(x, lax.RoundingMethod.AWAY_FROM_ZERO),
+    lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5),
+    FLOATS,
+    extra=_ROUND_EXTRA,
+    tag="away ",
+)
+unary(
+    "round",
+    lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+    np.round,
+    FLOATS,
+    extra=_ROUND_EXTRA,
+    tag="even ",
+)
+reject("round", lax.round, "int32")
+
+_SPECIAL = [np.array([np.nan, np.inf, -np.inf, 0.0, -1.5, 1e4])]
+unary("is_finite", lax.is_finite, np.isfinite, FLOATS, out=_bool_out, extra=_SPECIAL)
+reject("is_finite", lax.is_finite, "int32")
+
+unary("neg", lax.neg, np.negative, NUMERIC, native=True)
+unary("sign", lax.sign, lambda x: np.sign(x) if x.dtype.kind != "u" else (x != 0), NUMERIC)
+unary("abs", lax.abs, np.abs, NUMERIC, native=True)
+unary("square", lax.square, np.square, NUMERIC, native=True)
+for _name, _fn in [("neg", lax.neg), ("sign", lax.sign), ("abs", lax.abs), ("square", lax.square)]:
+    reject(_name, _fn, "bool")
+
+
+def _int_pow_ref(y):
+    def ref(x):
+        with np.errstate(all="ignore"):
+            if x.dtype.kind in "iu":
+                acc = np.ones_like(x)
+                for _ in range(y):
+                    acc = acc * x
+                return acc
+            return x**y
+
+    return ref
+
+
+for _y in [0, 1, 2, 3, 5]:
+    unary(
+        "integer_pow",
+        lambda x, y=_y: lax.integer_pow(x, y),
+        _int_pow_ref(_y),
+        NUMERIC,
+        _GRID if _y else None,
+        native=False,
+        tol=TRANS,
+        tag=f"y={_y} ",
+    )
+unary("integer_pow", lambda x: lax.integer_pow(x, -2), lambda x: x**-2.0, FLOATS, (0.5, 2.0),
+      tol=TRANS, tag="y=-2 ")  # fmt: skip
+reject("integer_pow", lambda x: lax.integer_pow(x, 2), "bool")
+
+unary("real", lax.real, np.real, ["complex64"], out=lambda d: "float32")
+unary("imag", lax.imag, np.imag, ["complex64"], out=lambda d: "float32")
+unary("conj", lax.conj, np.conj, ["complex64"])
+reject("real", lax.real, "float32")
+reject("imag", lax.imag, "float32")
+binary("complex", lax.complex, lambda x, y: x + 1j * y, ["float32"], out=lambda d: "complex64")
+reject("complex", lax.complex, "int32", nargs=2)
+
+unary("copy", lambda x: lax.copy_p.bind(x), lambda x: x, ALL, native=True)
+
+unary("not", lax.bitwise_not, np.invert, INTS + BOOL, native=True)
+reject("not", lax.bitwise_not, "float32")
+
+
+def _popcount(x):
+    u = x.view(np.dtype(f"uint{x.dtype.itemsize * 8}"))
+    return np.vectorize(lambda v: bin(int(v)).count("1"), otypes=[np.int64])(u)
+
+
+def _clz(x):
+    bits = x.dtype.itemsize * 8
+    u = x.view(np.dtype(f"uint{bits}"))
+    return np.vectorize(lambda v: bits - int(v).bit_length(), otypes=[np.int64])(u)
+
+
+_WIDE_INT = lambda dt: (-(2**31), 2**31 - 1)  # noqa: E731 -- every bit pattern
+unary("population_count", lax.population_count, _popcount, INTS, _WIDE_INT)
+unary("clz", lax.clz, _clz, INTS, _WIDE_INT, extra=[np.array([0, 1, 2, 3])])
+reject("population_count", lax.population_count, "float32", "bool")
+reject("clz", lax.clz, "float32", "bool")
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise: binary
+
+binary("add", lax.add, np.add, NUMERIC, native=False)
+binary("sub", lax.sub, np.subtract, NUMERIC)
+binary("mul", lax.mul, np.multiply, NUMERIC)
+for _name, _fn in [("add", lax.add), ("sub", lax.sub), ("mul", lax.mul)]:
+    reject(_name, _fn, "bool", nargs=2)
+
+
+def _int_native(f):
+    """Integer references run on the integer values (wrapping as the dtype does)."""
+
+    def ref(x, y):
+        with np.errstate(all="ignore"):
+            return f(x, y)
+
+    return ref
+
+
+def _div_ref(x, y):
+    if x.dtype.kind in "iu":
+        a, b = x.astype(np.int64), y.astype(np.int64)
+        q = np.abs(a) // np.abs(b)
+        return np.where((a < 0) != (b < 0), -q, q)
+    return x / y
+
+
+_NONZERO = lambda dt: "nonzero" if not _is_float(dt) else (0.5, 3.0)  # noqa: E731
+_DIVIDEND = lambda dt: None if _is_float(dt) else ((0, 100) if dt == "uint8" else (-100, 100))  # noqa: E731
+binary("div", lax.div, _div_ref, NUMERIC, _DIVIDEND, _NONZERO)
+binary("rem", lax.rem, np.fmod, NUMERIC, _DIVIDEND, _NONZERO)
+reject("div", lax.div, "bool", nargs=2)
+reject("rem", lax.rem, "bool", nargs=2)
+binary("pow", lax.pow, np.power, FLOATS, (0.1, 3.0), (-2.0, 2.0), tol=TRANS)
+for _dt in FLOATS:
+    _x, _y = gen(_dt, (2, 3), (0.5, 2.0), seed="powi"), gen("int32", (2, 3), (-3, 3), seed="powi")
+    add("pow", Config(f"{_dt}^int32", lax.pow, (_x, _y), lambda x, y: x ** y.astype(float),
+                      _dt, TRANS))  # fmt: skip
+reject("pow", lax.pow, "int32", nargs=2)
+binary("max", lax.max, np.maximum, ALL, native=True)
+binary("min", lax.min, np.minimum, ALL, native=True)
+binary("atan2", lax.atan2, np.arctan2, FLOATS, tol=TRANS)
+reject("atan2", lax.atan2, "int32", nargs=2)
+binary("nextafter", lax.nextafter, np.nextafter, FLOATS, native=True)
+reject("nextafter", lax.nextafter, "int32", nargs=2)
+binary("and", lax.bitwise_and, np.bitwise_and, INTS + BOOL, native=True)
+binary("or", lax.bitwise_or, np.bitwise_or, INTS + BOOL, native=True)
+binary("xor", lax.bitwise_xor, np.bitwise_xor, INTS + BOOL, native=True)
+for _name, _fn in [("and", lax.bitwise_and), ("or", lax.bitwise_or), ("xor", lax.bitwise_xor)]:
+    reject(_name, _fn, "float32", nargs=2)
+
+
+def _shift_ref(kind):
+    def ref(x, y):
+        bits = x.dtype.itemsize * 8
+        udt = np.dtype(f"uint{bits}")
+        amount = y.view(udt) if y.dtype.kind == "i" else y.astype(udt)
+        big = amount >= bits
+        s = np.where(big, 0, amount).astype(udt)
+        with np.errstate(all="ignore"):
+            if kind == "left":
+                out = (x.view(udt) << s).view(x.dtype)
+                return np.where(big, 0, out).astype(x.dtype)
+            if kind == "logical":
+                out = (x.view(udt) >> s).view(x.dtype)
+                return np.where(big, 0, out).astype(x.dtype)
+            sdt = np.dtype(f"int{bits}")
+            xs = x.view(sdt)
+            out = (xs >> np.minimum(s, bits - 1).astype(sdt)).view(x.dtype)
+            fill = np.where(xs < 0, -1, 0).astype(sdt).view(x.dtype)
+            return np.where(big, fill, out).astype(x.dtype)
+
+    return ref
+
+
+_SHIFT_AMOUNT = lambda dt: (-2, np.dtype(dt).itemsize * 8 + 2)  # noqa: E731 -- out of range too
+for _name, _fn, _kind in [
+    ("shift_left", lax.shift_left, "left"),
+    ("shift_right_logical", lax.shift_right_logical, "logical"),
+    ("shift_right_arithmetic", lax.shift_right_arithmetic, "arith"),
+]:
+    binary(_name, _fn, _shift_ref(_kind), INTS, _WIDE_INT, _SHIFT_AMOUNT, native=True)
+    reject(_name, _fn, "float32", "bool", nargs=2)
+
+for _name, _fn, _ref in [
+    ("eq", lax.eq, np.equal),
+    ("ne", lax.ne, np.not_equal),
+    ("lt", lax.lt, np.less),
+    ("le", lax.le, np.less_equal),
+    ("gt", lax.gt, np.greater),
+    ("ge", lax.ge, np.greater_equal),
+]:
+    # A small domain so that equal pairs occur.
+    binary(_name, _fn, _ref, ALL, lambda dt: "grid" if _is_float(dt) else (0, 3), native=True,
+           out=_bool_out)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Selection and conversion
+
+for _dt in ALL:
+    for _s in SHAPES:
+        _c = gen("bool", _s, seed="selc")
+        _a, _b = gen(_dt, _s, seed="sela"), gen(_dt, _s, seed="selb")
+        add("select_n", Config(f"{_dt}{_s}", lax.select_n, (_c, _a, _b),
+                               lambda c, a, b: np.where(c, b, a), _dt, native=True))  # fmt: skip
+    _w = gen("int32", (2, 3), (0, 2), seed="selw")
+    _cases = tuple(gen(_dt, (2, 3), seed=f"selcase{i}") for i in range(3))
+    add("select_n", Config(f"{_dt} int32 which", lax.select_n, (_w, *_cases),
+                           lambda w, *cs: np.choose(w, cs), _dt, native=True))  # fmt: skip
+    _cases = tuple(gen(_dt, (2, 3), seed=f"selcs{i}") for i in range(2))
+    add("select_n", Config(f"{_dt} scalar which", lax.select_n, (np.bool_(True), *_cases),
+                           lambda w, a, b: b if w else a, _dt, native=True))  # fmt: skip
+
+for _dt in NUMERIC:
+    for _s in SHAPES:
+        _x = gen(_dt, _s, seed="clampx")
+        _lo, _hi = (
+            np.asarray(5 if _dt == "uint8" else -1).astype(_x.dtype),
+            np.asarray(50 if _dt == "uint8" else 1).astype(_x.dtype),
+        )
+        add("clamp", Config(f"{_dt}{_s}", lax.clamp, (_lo, _x, _hi),
+                            lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi), _dt,
+                            native=True))  # fmt: skip
+    _x = gen(_dt, (2, 3), seed="clampa")
+    _lo, _hi = gen(_dt, (2, 3), seed="clamplo"), gen(_dt, (2, 3), seed="clamphi")
+    _lo, _hi = np.minimum(_lo, _hi), np.maximum(_lo, _hi)
+    add("clamp", Config(f"{_dt} array bounds", lax.clamp, (_lo, _x, _hi),
+                        lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi), _dt,
+                        native=True))  # fmt: skip
+
+
+def _np_dtype(name: str) -> np.dtype:
+    return np.dtype(bf16) if name == "bfloat16" else np.dtype(name)
+
+
+for _src in ALL:
+    for _dst in ALL:
+        if _src == _dst:
+            continue  # the wrapper returns the operand unchanged: nothing is bound
+        for _s in [(), (2, 3)]:
+            _x = gen(_src, _s, (0, 100) if _is_float(_src) else (-1000, 1000), seed="cvt")
+            add("convert_element_type", Config(
+                f"{_src}->{_dst}{_s}",
+                lambda x, d=_dst: lax.convert_element_type(x, _np_dtype(d)),
+                (_x,),
+                lambda x, d=_dst: x.astype(_np_dtype(d)),
+                _dst,
+                native=True,
+            ))  # fmt: skip
+
+for _src, _dst, _shape in [
+    ("float32", "int32", (2, 3)),
+    ("int32", "float32", (2, 3)),
+    ("float32", "uint8", (2, 3)),
+    ("uint8", "float32", (2, 3, 4)),
+    ("float16", "uint8", (3,)),
+    ("bfloat16", "int8", (2,)),
+    ("int8", "uint8", (5,)),
+    ("uint8", "float16", (3, 2)),
+]:
+    _x = gen(_src, _shape, _WIDE_INT(_src) if not _is_float(_src) else None, seed="bitcast")
+
+    def _bitcast_ref(x, d=_dst):
+        out = x.view(_np_dtype(d))
+        if _np_dtype(d).itemsize < x.dtype.itemsize:
+            return out.reshape(x.shape + (x.dtype.itemsize // _np_dtype(d).itemsize,))
+        if _np_dtype(d).itemsize > x.dtype.itemsize:
+            return out.reshape(x.shape[:-1])
+        return out
+
+    add("bitcast_convert_type", Config(
+        f"{_src}->{_dst}{_shape}",
+        lambda x, d=_dst: lax.bitcast_convert_type(x, _np_dtype(d)),
+        (_x,),
+        _bitcast_ref,
+        _dst,
+        native=True,
+    ))  # fmt: skip
+
+for _s in SHAPES:
+    _x = gen("float32", _s, (0.01, 100.0), seed="rp")
+    _x = _x * np.where(gen("bool", _s, seed="rps"), 1, -1).astype(np.float32)
+    add(
+        "reduce_precision",
+        Config(f"f16 bits{_s}", lambda x: lax.reduce_precision(x, 5, 10), (_x,),
+               lambda x: x.astype(np.float16).astype(np.float32), "float32", native=True),
+        Config(f"bf16 bits{_s}", lambda x: lax.reduce_precision(x, 8, 7), (_x,),
+               lambda x: x.astype(bf16).astype(np.float32), "float32", native=True),
+    )  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
+# Reductions
+
+
+def _reduce_axes(shape):
+    n = len(shape)
+    if n == 0:
+        return [()]
+    if n == 1:
+        return [(0,)]
+    if n == 2:
+        return [(0,), (1,), (0, 1)]
+    return [(0,), (1, 2), (0, 1, 2), (2,)]
+
+
+def _reduction(name, lax_fn, np_fn, dtypes, domain=None, tol=None):
+    for dt in dtypes:
+        dom = domain(dt) if callable(domain) else domain
+        for s in SHAPES:
+            x = gen(dt, s, dom, seed=name)
+            for axes in _reduce_axes(s):
+                add(name, Config(
+                    f"{dt}{s} axes={axes}",
+                    lambda x, a=axes: lax_fn(x, a),
+                    (x,),
+                    lambda x, a=axes: np_fn(x, a),
+                    dt,
+                    tol,
+                    native=not _is_float(dt),
+                ))  # fmt: skip
+
+
+def _np_reduce(ufunc):
+    def f(x, axes):
+        with np.errstate(all="ignore"):
+            if not axes:
+                return x
+            dt = x.dtype if x.dtype.kind != "f" else None
+            return ufunc.reduce(x, axis=axes, dtype=dt)
+
+    return f
+
+
+_reduction("reduce_sum", lax.reduce_sum, _np_reduce(np.add), NUMERIC, _GRID)
+_reduction("reduce_prod", lax.reduce_prod, _np_reduce(np.multiply), NUMERIC, _POW2)
+_reduction("reduce_max", lax.reduce_max, _np_reduce(np.maximum), ALL)
+_reduction("reduce_min", lax.reduce_min, _np_reduce(np.minimum), ALL)
+_reduction("reduce_and", lax.reduce_and, _np_reduce(np.bitwise_and), INTS + BOOL)
+_reduction("reduce_or", lax.reduce_or, _np_reduce(np.bitwise_or), INTS + BOOL)
+_reduction("reduce_xor", lax.reduce_xor, _np_reduce(np.bitwise_xor), INTS + BOOL)
+reject("reduce_sum", lambda x: lax.reduce_sum(x, (0,)), "bool")
+reject("reduce_and", lambda x: lax.reduce_and(x, (0,)), "float32")
+
+for _name, _fn, _ref in [("argmax", lax.argmax, np.argmax), ("argmin", lax.argmin, np.argmin)]:
+    for _dt in ALL:
+        for _s in SHAPES[1:]:
+            _x = gen(_dt, _s, "grid" if _is_float(_dt) else (0, 5), seed=_name)
+            for _axis in range(len(_s)):
+                add(_name, Config(
+                    f"{_dt}{_s} axis={_axis}",
+                    lambda x, a=_axis, f=_fn: f(x, a, np.int32),
+                    (_x,),
+                    lambda x, a=_axis, r=_ref: r(x, axis=a),
+                    "int32",
+                    native=True,
+                ))  # fmt: skip
+
+
+def _cumulative(name, lax_fn, ufunc, dtypes, domain=None, tol=None):
+    def ref(x, axis, reverse):
+        if x.ndim == 0:
+            return x
+        if reverse:
+            x = np.flip(x, axis)
+        with np.errstate(all="ignore"):
+            out = ufunc.accumulate(x, axis=axis, dtype=x.dtype if x.dtype.kind != "f" else None)
+        return np.flip(out, axis) if reverse else out
+
+    for dt in dtypes:
+        dom = domain(dt) if callable(domain) else domain
+        for s in SHAPES[1:]:
+            x = gen(dt, s, dom, seed=name)
+            for axis in range(len(s)):
+                for reverse in (False, True):
+                    add(name, Config(
+                        f"{dt}{s} axis={axis} reverse={reverse}",
+                        lambda x, a=axis, r=reverse: lax_fn(x, a, reverse=r),
+                        (x,),
+                        lambda x, a=axis, r=reverse: ref(x, a, r),
+                        dt,
+                        tol,
+                        native=not _is_float(dt),
+                    ))  # fmt: skip
+
+
+_cumulative("cumsum", lax.cumsum, np.add, NUMERIC, _GRID)
+_cumulative("cumprod", lax.cumprod, np.multiply, NUMERIC, _POW2)
+_cumulative("cummax", lax.cummax, np.maximum, ALL)
+_cumulative("cummin", lax.cummin, np.minimum, ALL)
+_cumulative("cumlogsumexp", lax.cumlogsumexp, np.logaddexp, FLOATS, tol=LOOSE)
+reject("cumsum", lambda x: lax.cumsum(x, 0), "bool")
+reject("cumlogsumexp", lambda x: lax.cumlogsumexp(x, 0), "int32")
+
+# ---------------------------------------------------------------------------------------------
+# Shape operations
+
+
+def _shape_op(name, fn, ref, cases, dtypes=ALL):
+    """``cases``: list of (input shape, static params dict)."""
+    for dt in dtypes:
+        for shape, kw in cases:
+            x = gen(dt, shape, seed=name)
+            add(name, Config(
+                f"{dt}{shape} {kw}",
+                lambda x, kw=kw: fn(x, **kw),
+                (x,),
+                lambda x, kw=kw: ref(x, **kw),
+                dt,
+                native=True,
+            ))  # fmt: skip
+
+
+def _bid_ref(x, shape, broadcast_dimensions):
+    full = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        full[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(full), shape)
+
+
+_shape_op("broadcast_in_dim", lax.broadcast_in_dim, _bid_ref, [
+    ((), {"shape": (2, 3), "broadcast_dimensions": ()}),
+    ((3,), {"shape": (2, 3), "broadcast_dimensions": (1,)}),
+    ((2,), {"shape": (2, 3), "broadcast_dimensions": (0,)}),
+    ((2, 1), {"shape": (2, 3, 4), "broadcast_dimensions": (0, 2)}),
+    ((5,), {"shape": (5, 1), "broadcast_dimensions": (0,)}),
+])  # fmt: skip
+_shape_op("reshape", lax.reshape, lambda x, new_sizes: np.reshape(x, new_sizes), [
+    ((), {"new_sizes": (1, 1)}),
+    ((5,), {"new_sizes": (5, 1)}),
+    ((2, 3), {"new_sizes": (3, 2)}),
+    ((2, 3, 4), {"new_sizes": (6, 4)}),
+    ((2, 3, 4), {"new_sizes": (24,)}),
+])  # fmt: skip
+_shape_op("transpose", lax.transpose, lambda x, permutation: np.transpose(x, permutation), [
+    ((2, 3), {"permutation": (1, 0)}),
+    ((2, 3, 4), {"permutation": (2, 0, 1)}),
+    ((2, 3, 4), {"permutation": (0, 2, 1)}),
+])  # fmt: skip
+_shape_op("squeeze", lax.squeeze, lambda x, dimensions: np.squeeze(x, dimensions), [
+    ((1,), {"dimensions": (0,)}),
+    ((1, 3, 1), {"dimensions": (0, 2)}),
+    ((2, 1, 4), {"dimensions": (1,)}),
+])  # fmt: skip
+_shape_op("rev", lax.rev, lambda x, dimensions: np.flip(x, dimensions), [
+    ((5,), {"dimensions": (0,)}),
+    ((2, 3), {"dimensions": (1,)}),
+    ((2, 3, 4), {"dimensions": (0, 2)}),
+])  # fmt: skip
+
+
+def _slice_ref(x, start_indices, limit_indices, strides=None):
+    strides = strides or (1,) * x.ndim
+    return x[tuple(slice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
+
+
+_shape_op("slice", lax.slice, _slice_ref, [
+    ((5,), {"start_indices": (1,), "limit_indices": (4,)}),
+    ((5,), {"start_indices": (0,), "limit_indices": (5,), "strides": (2,)}),
+    ((2, 3), {"start_indices": (1, 0), "limit_indices": (2, 2)}),
+    ((2, 3, 4), {"start_indices": (0, 1, 1), "limit_indices": (2, 3, 4), "strides": (1, 2, 2)}),
+])  # fmt: skip
+
+
+def _pad_ref(x, pv, padding_config):
+    out = x
+    for axis, (lo, hi, interior) in enumerate(padding_config):
+        n = out.shape[axis]
+        size = n + max(n - 1, 0) * interior
+        shape = list(out.shape)
+        shape[axis] = size + max(lo, 0) + max(hi, 0)
+        buf = np.full(shape, pv, dtype=x.dtype)
+        idx = [slice(None)] * out.ndim
+        idx[axis] = slice(max(lo, 0), max(lo, 0) + size, interior + 1)
+        buf[tuple(idx)] = out
+        idx[axis] = slice(-min(lo, 0), shape[axis] - (-min(hi, 0)))
+        out = buf[tuple(idx)]
+    return out
+
+
+for _dt in ALL:
+    for _shape, _cfg in [
+        ((), ()),
+        ((5,), ((1, 2, 0),)),
+        ((5,), ((0, 0, 2),)),
+        ((5,), ((-1, 2, 1),)),
+        ((2, 3), ((1, 0, 1), (0, -1, 0))),
+        ((2, 3, 4), ((0, 1, 0), (1, 1, 0), (-2, 0, 1))),
+    ]:
+        _x = gen(_dt, _shape, seed="pad")
+        _pv = gen(_dt, (), seed="padv")
+        add("pad", Config(f"{_dt}{_shape} {_cfg}", lambda x, v, c=_cfg: lax.pad(x, v, c),
+                          (_x, _pv), lambda x, v, c=_cfg: _pad_ref(x, v, c), _dt,
+                          native=True))  # fmt: skip
+
+for _dt in ALL:
+    for _shapes, _dim in [
+        (((2,), (3,)), 0),
+        (((2, 3), (2, 1), (2, 2)), 1),
+        (((1, 3, 4), (2, 3, 4)), 0),
+        (((2, 3, 1), (2, 3, 2)), 2),
+    ]:
+        _xs = tuple(gen(_dt, s, seed=f"cat{i}") for i, s in enumerate(_shapes))
+        add("concatenate", Config(f"{_dt}{_shapes} dim={_dim}",
+                                  lambda *xs, d=_dim: lax.concatenate(xs, d), _xs,
+                                  lambda *xs, d=_dim: np.concatenate(xs, d), _dt,
+                                  native=True))  # fmt: skip
+    for _shape, _n, _axis in [((), 2, 0), ((3,), 3, 1), ((2, 3), 2, 0), ((2, 3), 2, 2)]:
+        _xs = tuple(gen(_dt, _shape, seed=f"stack{i}") for i in range(_n))
+        add("stack", Config(f"{_dt}{_shape}x{_n} axis={_axis}",
+                            lambda *xs, a=_axis: lax.stack(xs, a), _xs,
+                            lambda *xs, a=_axis: np.stack(xs, a), _dt, native=True))  # fmt: skip
+    for _shape, _sizes, _axis in [((5,), (2, 3), 0), ((2, 3, 4), (1, 3), 2), ((2, 3), (0, 2), 0)]:
+        _x = gen(_dt, _shape, seed="split")
+        add("split", Config(
+            f"{_dt}{_shape} sizes={_sizes} axis={_axis}",
+            lambda x, s=_sizes, a=_axis: lax.split(x, s, a),
+            (_x,),
+            lambda x, s=_sizes, a=_axis: np.split(x, np.cumsum(s)[:-1], a),
+            [_dt] * len(_sizes),
+            native=True,
+        ))  # fmt: skip
+
+_shape_op("tile", lambda x, reps: lax.tile(x, reps), lambda x, reps: np.tile(x, reps), [
+    ((5,), {"reps": (2,)}),
+    ((2, 3), {"reps": (2, 1)}),
+    ((2, 3, 4), {"reps": (1, 2, 2)}),
+])  # fmt: skip
+
+for _dt in ["int32", "int8", "uint8", "float32", "float16", "bfloat16"]:
+    add("iota", Config(f"{_dt} iota(5)", lambda d=_dt: lax.iota(_np_dtype(d), 5), (),
+                       lambda d=_dt: np.arange(5), _dt, native=True))  # fmt: skip
+    add("iota", Config(f"{_dt} broadcasted (2,3) dim 1",
+                       lambda d=_dt: lax.broadcasted_iota(_np_dtype(d), (2, 3), 1), (),
+                       lambda: np.broadcast_to(np.arange(3), (2, 3)), _dt,
+                       native=True))  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
+# Contractions, indexing, sorting and convolution
+
+for _dt in NUMERIC:
+    for _ls, _rs, _dn in [
+        ((3,), (3,), (((0,), (0,)), ((), ()))),
+        ((2, 3), (3, 4), (((1,), (0,)), ((), ()))),
+        ((2, 3), (4, 3), (((1,), (1,)), ((), ()))),
+        ((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),
+        ((2, 3), (4,), (((), ()), ((), ()))),
+    ]:
+        _l, _r = gen(_dt, _ls, _GRID(_dt), seed="dl"), gen(_dt, _rs, _GRID(_dt), seed="dr")
+
+        def _dot_ref(l, r, dn=_dn):
+            (lc, rc), (lb, rb) = dn
+            ls = "abcdefgh"[: l.ndim]
+            rs = "ijklmnop"[: r.ndim]
+            rs = list(rs)
+            for a, b in zip(lc + lb, rc + rb):
+                rs[b] = ls[a]
+            rs = "".join(rs)
+            out = "".join(ls[i] for i in lb)
+            out += "".join(c for i, c in enumerate(ls) if i not in lc and i not in lb)
+            out += "".join(c for i, c in enumerate(rs) if i not in rc and i not in rb)
+            if l.dtype.kind in "iub":
+                l, r = l.astype(np.int64), r.astype(np.int64)
+            return np.einsum(f"{ls},{rs}->{out}", l, r)
+
+        add("dot_general", Config(
+            f"{_dt}{_ls}x{_rs} {_dn}",
+            lambda l, r, dn=_dn: lax.dot_general(l, r, dn),
+            (_l, _r),
+            _dot_ref,
+            _dt,
+        ))  # fmt: skip
+
+for _dt in ALL:
+    for _shape, _start, _sizes in [
+        ((5,), (1,), (3,)),
+        ((5,), (4,), (3,)),  # clamped
+        ((2, 3, 4), (1, 0, 2), (1, 2, 2)),
+        ((2, 3), (-1, 1), (2, 2)),  # clamped from below
+    ]:
+        _x = gen(_dt, _shape, seed="ds")
+
+        def _ds_ref(x, *idx, sizes=_sizes):
+            st = [min(max(int(i), 0), d - s) for i, d, s in zip(idx, x.shape, sizes)]
+            return x[tuple(slice(a, a + s) for a, s in zip(st, sizes))]
+
+        _idx = tuple(np.int32(i) for i in _start)
+        add("dynamic_slice", Config(
+            f"{_dt}{_shape} start={_start} sizes={_sizes}",
+            lambda x, *i, s=_sizes: lax.dynamic_slice(x, i, s),
+            (_x, *_idx),
+            _ds_ref,
+            _dt,
+            native=True,
+        ))  # fmt: skip
+
+for _dt in ALL:
+    for _shape, _ushape, _start in [
+        ((5,), (2,), (1,)),
+        ((5,), (3,), (4,)),  # clamped
+        ((2, 3, 4), (1, 2, 2), (1, 0, 2)),
+    ]:
+        _x, _u = gen(_dt, _shape, seed="dus"), gen(_dt, _ushape, seed="dusu")
+
+        def _dus_ref(x, u, *idx):
+            st = [min(max(int(i), 0), d - s) for i, d, s in zip(idx, x.shape, u.shape)]
+            out = x.copy()
+            out[tuple(slice(a, a + s) for a, s in zip(st, u.shape))] = u
+            return out
+
+        _idx = tuple(np.int32(i) for i in _start)
+        add("dynamic_update_slice", Config(
+            f"{_dt}{_shape} update{_ushape} at {_start}",
+            lambda x, u, *i: lax.dynamic_update_slice(x, u, i),
+            (_x, _u, *_idx),
+            _dus_ref,
+            _dt,
+            native=True,
+        ))  # fmt: skip
+
+for _dt in ALL:
+    for _shape in SHAPES[1:]:
+        _x = gen(_dt, _shape, "grid" if _is_float(_dt) else (0, 5), seed="sort")
+        for _dim in range(len(_shape)):
+            add("sort", Config(f"{_dt}{_shape} dim={_dim}",
+                               lambda x, d=_dim: lax.sort(x, dimension=d), (_x,),
+                               lambda x, d=_dim: np.sort(x, axis=d, kind="stable"), _dt,
+                               native=True))  # fmt: skip
+    _k = gen(_dt, (6,), "grid" if _is_float(_dt) else (0, 3), seed="sortk")
+    _v = gen("int32", (6,), seed="sortv")
+    add("sort", Config(
+        f"{_dt} key+int32 values",
+        lambda k, v: lax.sort((k, v), num_keys=1),
+        (_k, _v),
+        lambda k, v: [k[np.argsort(k, kind="stable")], v[np.argsort(k, kind="stable")]],
+        [_dt, "int32"],
+        native=True,
+    ))  # fmt: skip
+
+for _dt in NUMERIC:
+    for _shape in [(5,), (2, 6)]:
+        _x = gen(_dt, _shape, seed="topk")
+
+        def _topk_ref(x):
+            idx = np.argsort(-x.astype(np.float64), axis=-1, kind="stable")[..., :3]
+            return [np.take_along_axis(x, idx, -1), idx]
+
+        add("top_k", Config(f"{_dt}{_shape} k=3", lambda x: lax.top_k(x, 3), (_x,),
+                            _topk_ref, [_dt, "int32"], native=True))  # fmt: skip
+
+_GD = lax.GatherDimensionNumbers
+_ROWS = _GD(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+_POINTS = _GD(offset_dims=(), collapsed_slice_dims=(0, 1), start_index_map=(0, 1))
+_WINDOWS = _GD(offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,))
+
+
+def _rows_ref(x, i, mode, fill=None):
+    i = i[:, 0].astype(np.int64)
+    if mode == "clip":
+        return x[np.clip(i, 0, x.shape[0] - 1)]
+    ok = (i >= 0) & (i < x.shape[0])
+    out = x[np.where(ok, i, 0)]
+    return np.where(ok[:, None], out, np.asarray(fill).astype(x.dtype))
+
+
+def _points_ref(x, i, mode):
+    r = np.clip(i[:, 0], 0, x.shape[0] - 1)
+    c = np.clip(i[:, 1], 0, x.shape[1] - 1)
+    return x[r, c]
+
+
+def _windows_ref(x, i, mode):
+    st = np.clip(i[:, 0], 0, x.shape[0] - 2)
+    return np.stack([x[a : a + 2] for a in st])
+
+
+for _dt in ALL:
+    _x = gen(_dt, (4, 3), seed="gather")
+    _fill = 0 if _dt != "bool" else False
+    for _mode, _idx in [
+        ("promise_in_bounds", [[2], [0], [3]]),
+        ("clip", [[5], [-2], [1]]),
+        ("fill", [[1], [4], [-1], [3]]),
+    ]:
+        _i = np.array(_idx, np.int32)
+        _kw = {"fill_value": _fill} if _mode == "fill" else {}
+        add("gather", Config(
+            f"{_dt} rows mode={_mode}",
+            lambda x, i, m=_mode, kw=_kw: lax.gather(x, i, _ROWS, (1, 3), mode=m, **kw),
+            (_x, _i),
+            lambda x, i, m=_mode, f=_fill: _rows_ref(x, i, m, f),
+            _dt,
+            native=True,
+        ))  # fmt: skip
+    _i = np.array([[0, 1], [2, 3], [1, 0], [2, 2], [0, 0]], np.int32)
+    add("gather", Config(f"{_dt} points", lambda x, i: lax.gather(x, i, _POINTS, (1, 1),
+                         mode="clip"), (_x, _i), lambda x, i: _points_ref(x, i, "clip"),
+                         _dt, native=True))  # fmt: skip
+    _v = gen(_dt, (5,), seed="gatherw")
+    _i = np.array([[0], [3], [4]], np.int32)
+    add("gather", Config(f"{_dt} windows", lambda x, i: lax.gather(x, i, _WINDOWS, (2,),
+                         mode="clip"), (_v, _i), lambda x, i: _windows_ref(x, i, "clip"),
+                         _dt, native=True))  # fmt: skip
+
+_SD = lax.ScatterDimensionNumbers
+_S_POINTS = _SD(update_window_dims=(), inserted_window_dims=(0,),
+                scatter_dims_to_operand_dims=(0,))  # fmt: skip
+_S_ROWS = _SD(update_window_dims=(1,), inserted_window_dims=(0,),
+              scatter_dims_to_operand_dims=(0,))  # fmt: skip
+
+
+def _scatter_ref(ufunc):
+    def ref(x, i, u):
+        out = x.copy()
+        idx = i[:, 0].astype(np.int64)
+        ok = (idx >= 0) & (idx < x.shape[0])  # out-of-bounds updates are dropped
+        with np.errstate(all="ignore"):
+            if ufunc is None:
+                out[idx[ok]] = u[ok]
+            else:
+                ufunc.at(out, idx[ok], u[ok])
+        return out
+
+    return ref
+
+
+for _name, _fn, _uf, _dts in [
+    ("scatter", lax.scatter, None, ALL),
+    ("scatter-add", lax.scatter_add, np.add, NUMERIC),
+    ("scatter-sub", lax.scatter_sub, np.subtract, NUMERIC),
+    ("scatter-mul", lax.scatter_mul, np.multiply, NUMERIC),
+    ("scatter-min", lax.scatter_min, np.minimum, ALL),
+    ("scatter-max", lax.scatter_max, np.maximum, ALL),
+]:
+    # Repeated indices only where the combination does not depend on order.
+    _pts = [[3], [0], [7], [1]] if _uf is None else [[0], [2], [0], [7]]
+    for _dt in _dts:
+        _dom = _POW2(_dt) if _uf is np.multiply else _GRID(_dt)
+        _x = gen(_dt, (5,), _dom, seed="scatter")
+        _u = gen(_dt, (4,), _dom, seed="scatteru")
+        add(_name, Config(
+            f"{_dt} points",
+            lambda x, i, u, f=_fn: f(x, i, u, _S_POINTS, mode="drop"),
+            (_x, np.array(_pts, np.int32), _u),
+            _scatter_ref(_uf),
+            _dt,
+            native=not _is_float(_dt),
+        ))  # fmt: skip
+        _x = gen(_dt, (4, 3), _dom, seed="scatter2")
+        _u = gen(_dt, (2, 3), _dom, seed="scatter2u")
+        add(_name, Config(
+            f"{_dt} rows",
+            lambda x, i, u, f=_fn: f(x, i, u, _S_ROWS, mode="drop"),
+            (_x, np.array([[2], [0]], np.int32), _u),
+            _scatter_ref(_uf),
+            _dt,
+            native=not _is_float(_dt),
+        ))  # fmt: skip
+
+
+def _conv_ref(lhs, rhs, strides, padding, lhs_dil, rhs_dil, groups):
+    """Direct convolution (cross-correlation) in NC<spatial>/OI<spatial> layouts."""
+    nsp = lhs.ndim - 2
+    x = lhs
+    for a, d in enumerate(lhs_dil):
+        if d > 1:
+            shape = list(x.shape)
+            shape[a + 2] = (shape[a + 2] - 1) * d + 1
+            y = np.zeros(shape, x.dtype)
+            sl = [slice(None)] * x.ndim
+            sl[a + 2] = slice(None, None, d)
+            y[tuple(sl)] = x
+            x = y
+    cfg = ((0, 0, 0), (0, 0, 0)) + tuple((lo, hi, 0) for lo, hi in padding)
+    x = _pad_ref(x, 0, cfg)
+    w = rhs
+    for a, d in enumerate(rhs_dil):
+        if d > 1:
+            shape = list(w.shape)
+            shape[a + 2] = (shape[a + 2] - 1) * d + 1
+            y = np.zeros(shape, w.dtype)
+            sl = [slice(None)] * w.ndim
+            sl[a + 2] = slice(None, None, d)
+            y[tuple(sl)] = w
+            w = y
+    ksp = w.shape[2:]
+    win = np.lib.stride_tricks.sliding_window_view(x, ksp, axis=tuple(range(2, 2 + nsp)))
+    win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
+    cin = w.shape[1]
+    outs = []
+    opg = w.shape[0] // groups
+    for g in range(groups):
+        xg = win[:, g * cin : (g + 1) * cin]
+        wg = w[g * opg : (g + 1) * opg]
+        sp = "xyz"[:nsp]
+        k = "uvw"[:nsp]
+        outs.append(np.einsum(f"nc{sp}{k},oc{k}->no{sp}", xg, wg))
+    return np.concatenate(outs, axis=1)
+
+
+for _dt in FLOATS + ["int32"]:
+    for _ls, _rs, _st, _pad, _ld, _rd, _g in [
+        ((1, 2, 7), (3, 2, 3), (1,), ((0, 0),), (1,), (1,), 1),
+        ((2, 2, 7), (3, 2, 3), (2,), ((1, 2),), (1,), (1,), 1),
+        ((1, 1, 6), (2, 1, 2), (1,), ((1, 1),), (2,), (1,), 1),
+        ((1, 2, 8), (2, 2, 3), (1,), ((2, 2),), (1,), (2,), 1),
+        ((1, 4, 5), (4, 2, 2), (1,), ((0, 1),), (1,), (1,), 2),
+        ((1, 2, 4, 5), (3, 2, 2, 3), (1, 2), ((1, 0), (1, 1)), (1, 1), (1, 1), 1),
+    ]:
+        _l = gen(_dt, _ls, _GRID(_dt), seed="convl")
+        _r = gen(_dt, _rs, _GRID(_dt), seed="convr")
+        add("conv_general_dilated", Config(
+            f"{_dt} lhs{_ls} rhs{_rs} strides={_st} pad={_pad} lhs_dil={_ld} "
+            f"rhs_dil={_rd} groups={_g}",
+            lambda l, r, st=_st, p=_pad, ld=_ld, rd=_rd, g=_g: lax.conv_general_dilated(
+                l, r, st, p, ld, rd, feature_group_count=g),
+            (_l, _r),
+            lambda l, r, st=_st, p=_pad, ld=_ld, rd=_rd, g=_g: _conv_ref(
+                l, r, st, p, ld, rd, g),
+            _dt,
+            native=not _is_float(_dt),
+        ))  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
+# The jit call primitive.
+
+for _dt in NUMERIC:
+    for _s in SHAPES:
+        _x = gen(_dt, _s, _GRID(_dt), seed="jit")
+
+        def _body(y):
+            return lax.add(lax.mul(y, y), y)
+
+        add("jit", Config(f"{_dt}{_s}", lambda x: spmd.jit(_body)(x), (_x,),
+                          lambda x: x * x + x, _dt, native=not _is_float(_dt)))  # fmt: skip
+    _x = gen(_dt, (2, 3), _GRID(_dt), seed="jit2")
+    _c = gen(_dt, (3,), _GRID(_dt), seed="jitc")
+
+    def _body2(y, c=_c):
+        return lax.max(y, lax.broadcast_in_dim(c, (2, 3), (1,))), lax.neg(y)
+
+    add("jit", Config(f"{_dt} two results and a constant", lambda x, b=_body2: spmd.jit(b)(x),
+                      (_x,), lambda x, c=_c: [np.maximum(x, c), -x], [_dt, _dt],
+                      native=True))  # fmt: skip
+
+JIT_PRIMITIVE = dispatch.jit_p
+
+__all__ = ["ENTRIES", "JIT_PRIMITIVE", "REJECTS", "Config", "gen"]

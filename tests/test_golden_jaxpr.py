@@ -1,0 +1,45 @@
+"""``spmd.make_jaxpr`` prints exactly what ``jax.make_jaxpr`` prints (``tests/golden/jaxpr.json``).
+
+The programs are in ``tests/cases_jaxpr.py``; regenerate the goldens with
+``/path/to/jax/python tests/gen_golden.py`` after changing them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cases_jaxpr import CASES
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "jaxpr.json").read_text())["cases"]
+
+# Programs whose printed jaxpr is known to differ: name -> reason (strict xfails).
+KNOWN_FAILURES: dict[str, str] = {}
+
+
+def _params():
+    out = []
+    for name in CASES:
+        reason = KNOWN_FAILURES.get(name)
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        out.append(pytest.param(name, id=name, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("name", _params())
+def test_jaxpr_text(name):
+    fn, args = CASES[name](spmd, jnp, lax)
+    got = str(spmd.make_jaxpr(fn)(*args))
+    assert got == GOLDEN[name], f"spmd:\n{got}\n\nJAX:\n{GOLDEN[name]}"
+
+
+def test_goldens_match_cases():
+    assert set(CASES) == set(GOLDEN), (
+        f"regenerate goldens: missing {sorted(set(CASES) - set(GOLDEN))}, "
+        f"stale {sorted(set(GOLDEN) - set(CASES))}"
+    )
