@@ -1127,12 +1127,6 @@ def _property_mT(self: Any) -> Any:
     return lax_shape.transpose(self, perm)
 
 
-def matrix_transpose(x: Any, /) -> Any:
-    """Swap the last two axes."""
-    check_arraylike("matrix_transpose", x)
-    return _property_mT(asarray(x))
-
-
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     """``a`` with ``axis1`` and ``axis2`` interchanged."""
     check_arraylike("swapaxes", a)
@@ -2700,7 +2694,6 @@ __all__ = [
     "issubdtype",
     "linspace",
     "logspace",
-    "matrix_transpose",
     "meshgrid",
     "moveaxis",
     "nan",
