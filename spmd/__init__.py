@@ -6,8 +6,20 @@ This module re-exports the public API; the implementation lives in ``spmd._src``
 from spmd._src import dispatch as _dispatch  # noqa: F401  (installs the eager executor)
 from spmd._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
 from spmd._src.array import Array
+from spmd._src.autodiff import (
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 from spmd._src.config import config
 from spmd._src.numpy import array_methods as _array_methods
+from spmd._src.vmap import vmap
 
 _array_methods.install()
 
@@ -22,6 +34,16 @@ __all__ = [
     "dtypes",
     "errors",
     "eval_shape",
+    "grad",
+    "hessian",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "value_and_grad",
+    "vjp",
+    "vmap",
     "jit",
     "lax",
     "make_jaxpr",

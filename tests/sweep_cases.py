@@ -24,6 +24,7 @@ import numpy as np
 
 import spmd
 from spmd import lax
+from spmd._src.lax import rules as _rules
 from spmd._src import dispatch
 
 bf16 = ml_dtypes.bfloat16
@@ -336,6 +337,7 @@ reject("clz", lax.clz, "float32", "bool")
 binary("add", lax.add, np.add, NUMERIC, native=False)
 binary("sub", lax.sub, np.subtract, NUMERIC)
 binary("mul", lax.mul, np.multiply, NUMERIC)
+binary("add_any", _rules.add_any, np.add, NUMERIC, native=False)
 for _name, _fn in [("add", lax.add), ("sub", lax.sub), ("mul", lax.mul)]:
     reject(_name, _fn, "bool", nargs=2)
 

@@ -44,6 +44,9 @@ LAYERS: dict[int, list[str]] = {
     5: ["spmd._src.array", "spmd._src.dispatch"],
     6: [
         "spmd._src.api",
+        "spmd._src.vmap",
+        "spmd._src.autodiff",
+        "spmd._src.custom_derivatives",
         "spmd._src.shard_map",
         "spmd._src.pmap",
         "spmd._src.numpy.*",

@@ -192,3 +192,78 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
             live.update(id(a) for a in eqn.invars if type(a) is Var)
     new_eqns.reverse()
     return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns, jaxpr.debug_info)
+
+
+# prim -> rule(eqn, unknowns_in) -> (known_eqns, unknown_eqns, unknown_vars), for higher-order
+# primitives that can split themselves (scan, cond): the known equations read only known
+# variables; ``unknown_vars`` are the variables the unknown equations define that depend on
+# unknown inputs. Without a rule an equation is unknown as a whole as soon as one input is.
+partial_eval_rules: dict[core.Primitive, Callable] = {}
+
+
+def partial_eval_jaxpr(
+    closed: ClosedJaxpr, in_unknowns: Sequence[bool]
+) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
+    """Split a jaxpr into what can be computed from its known inputs and what needs the
+    unknown ones.
+
+    Returns ``(known, unknown, out_unknowns, num_residuals)``: ``known`` takes the known
+    inputs and returns the known outputs followed by the residuals; ``unknown`` takes the
+    residuals followed by the unknown inputs and returns the unknown outputs.
+    """
+    jaxpr = closed.jaxpr
+    unknown_ids: set[int] = {id(v) for v, u in zip(jaxpr.invars, in_unknowns) if u}
+    known_eqns: list[JaxprEqn] = []
+    unknown_eqns: list[JaxprEqn] = []
+    for eqn in jaxpr.eqns:
+        ins_unknown = [type(a) is Var and id(a) in unknown_ids for a in eqn.invars]
+        if not any(ins_unknown):
+            known_eqns.append(eqn)
+            continue
+        rule = partial_eval_rules.get(eqn.primitive)
+        if rule is not None:
+            k, u, unknown_vars = rule(eqn, ins_unknown)
+            known_eqns.extend(k)
+            unknown_eqns.extend(u)
+            unknown_ids.update(id(v) for v in unknown_vars)
+            continue
+        unknown_eqns.append(eqn)
+        unknown_ids.update(id(v) for v in eqn.outvars)
+
+    # Residuals: known values (constvars, known invars, known eqn outputs) read by the unknown
+    # side, in first-use order.
+    residuals: list[Var] = []
+    seen: set[int] = set()
+
+    def need(a):
+        if type(a) is Var and id(a) not in unknown_ids and id(a) not in seen:
+            seen.add(id(a))
+            residuals.append(a)
+
+    for eqn in unknown_eqns:
+        for a in eqn.invars:
+            need(a)
+    out_unknowns = [type(a) is Var and id(a) in unknown_ids for a in jaxpr.outvars]
+    known_outs = [a for a, u in zip(jaxpr.outvars, out_unknowns) if not u]
+    known = Jaxpr(
+        jaxpr.constvars,
+        [v for v, u in zip(jaxpr.invars, in_unknowns) if not u],
+        known_outs + residuals,
+        known_eqns,
+    )
+    # The unknown side gets fresh binders for the residuals (a variable is bound once).
+    res_binders = [Var(v.aval) for v in residuals]
+    rename = {id(v): b for v, b in zip(residuals, res_binders)}
+
+    def sub(a):
+        return rename.get(id(a), a) if type(a) is Var else a
+
+    u_eqns = [e.replace(invars=[sub(a) for a in e.invars]) for e in unknown_eqns]
+    unknown = Jaxpr(
+        [],
+        res_binders + [v for v, u in zip(jaxpr.invars, in_unknowns) if u],
+        [sub(a) for a, u in zip(jaxpr.outvars, out_unknowns) if u],
+        u_eqns,
+    )
+    known = dce_jaxpr(known)
+    return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns, len(residuals)

@@ -19,6 +19,15 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
+from spmd._src.interpreters import ad
+from spmd._src.lax.rules import (
+    defbroadcasting,
+    defjvp,
+    defjvp2,
+    deflinear,
+    defvectorized,
+    unbroadcast,
+)
 from spmd._src.lax.utils import (
     any_dtype,
     binop,
@@ -34,6 +43,18 @@ from spmd._src.lax.utils import (
     unop,
 )
 
+
+def _one(x):
+    return core.make_concrete(np.ones((), x.dtype), False)
+
+
+def _unbroadcast_ct(ct, x):
+    """The cotangent for operand ``x`` (a value or UndefinedPrimal) of a broadcasting op."""
+    if ct is None or type(ct) is ad.Zero:
+        return ct
+    return unbroadcast(ct, x.aval if ad.is_undefined_primal(x) else core.get_aval(x))
+
+
 # ---------------------------------------------------------------------------------------------
 # Unary arithmetic
 
@@ -44,6 +65,8 @@ def neg(x):
 
 
 neg_p = unop("neg", np.negative, numeric)
+defvectorized(neg_p)
+deflinear(neg_p, lambda ct, x: [neg(ct)])
 
 
 def sign(x):
@@ -195,6 +218,8 @@ def exp(x):
 
 
 exp_p = unop("exp", np.exp, inexact)
+defvectorized(exp_p)
+defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
 
 
 def exp2(x):
@@ -211,6 +236,8 @@ def log(x):
 
 
 log_p = unop("log", np.log, inexact)
+defvectorized(log_p)
+defjvp(log_p, lambda g, x: div(g, x))
 
 
 def log1p(x):
@@ -235,6 +262,8 @@ def tanh(x):
 
 
 tanh_p = unop("tanh", np.tanh, inexact)
+defvectorized(tanh_p)
+defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(_one(x), mul(ans, ans))))
 
 
 def logistic(x):
@@ -257,6 +286,8 @@ def sin(x):
 
 
 sin_p = unop("sin", np.sin, inexact)
+defvectorized(sin_p)
+defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 
 
 def cos(x):
@@ -265,6 +296,8 @@ def cos(x):
 
 
 cos_p = unop("cos", np.cos, inexact)
+defvectorized(cos_p)
+defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 
 
 def tan(x):
@@ -585,6 +618,8 @@ def add(x, y):
 
 
 add_p = binop("add", np.add, numeric)
+defbroadcasting(add_p)
+deflinear(add_p, lambda ct, x, y: [_unbroadcast_ct(ct, x), _unbroadcast_ct(ct, y)])
 
 
 def sub(x, y):
@@ -593,6 +628,8 @@ def sub(x, y):
 
 
 sub_p = binop("sub", np.subtract, numeric)
+defbroadcasting(sub_p)
+deflinear(sub_p, lambda ct, x, y: [_unbroadcast_ct(ct, x), _unbroadcast_ct(neg(ct), y)])
 
 
 def mul(x, y):
@@ -601,6 +638,18 @@ def mul(x, y):
 
 
 mul_p = binop("mul", np.multiply, numeric)
+defbroadcasting(mul_p)
+defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+
+
+def _mul_transpose(ct, x, y):
+    # mul is linear in whichever operand is undefined (the other is a constant).
+    if ad.is_undefined_primal(x):
+        return [_unbroadcast_ct(mul(ct, y), x), None]
+    return [None, _unbroadcast_ct(mul(x, ct), y)]
+
+
+ad.primitive_transposes[mul_p] = _mul_transpose
 
 
 def div(x, y):

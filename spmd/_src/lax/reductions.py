@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from spmd._src import core, dtypes
+from spmd._src.interpreters import batching
+from spmd._src.lax.rules import deflinear
 from spmd._src.lax.utils import (
     any_dtype,
     bool_or_int,
@@ -86,6 +88,25 @@ def _reduce_sum_impl(x, *, axes, out_sharding):
 
 
 reduce_sum_p = _reduction("reduce_sum", _reduce_sum_impl, numeric)
+
+
+def _reduce_sum_vmap(axis_data, vals, dims, *, axes, out_sharding):
+    (x,), (d,) = vals, dims
+    new_axes = tuple(a + (a >= d) for a in axes)
+    out_d = d - sum(a < d for a in new_axes)
+    return reduce_sum_p.bind(x, axes=new_axes, out_sharding=out_sharding), out_d
+
+
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
+    from spmd._src.lax import shape
+
+    shape_in = x.aval.shape
+    kept = tuple(i for i in range(len(shape_in)) if i not in axes)
+    return [shape.broadcast_in_dim(ct, shape_in, kept)]
+
+
+batching.primitive_batchers[reduce_sum_p] = _reduce_sum_vmap
+deflinear(reduce_sum_p, _reduce_sum_transpose)
 
 
 def reduce_prod(operand, axes: Sequence[int], *, out_sharding=None):

@@ -17,6 +17,8 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
+from spmd._src.interpreters import batching
+from spmd._src.lax.rules import deflinear
 from spmd._src.lax.utils import standard_primitive
 from spmd._src.util import canonicalize_axis, prod
 
@@ -124,6 +126,35 @@ broadcast_in_dim_p = _shape_primitive(
 core.pp_param_rules[broadcast_in_dim_p] = _hide(
     "shape", when_none=("sharding",), when_empty=("broadcast_dimensions",)
 )
+
+
+def _broadcast_in_dim_vmap(axis_data, vals, dims, *, shape, broadcast_dimensions, sharding):
+    from spmd._src.lax.rules import moveaxis
+
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    out_shape = (x.shape[0], *shape)
+    bd = (0, *(b + 1 for b in broadcast_dimensions))
+    return broadcast_in_dim_p.bind(
+        x, shape=out_shape, broadcast_dimensions=bd, sharding=sharding
+    ), 0
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
+    from spmd._src.lax.reductions import reduce_sum
+
+    in_shape = x.aval.shape
+    # Sum over the new dimensions and over operand dimensions of size 1 that were expanded.
+    new_dims = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
+    expanded = tuple(
+        b for i, b in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[b] != 1
+    )
+    summed = reduce_sum(ct, tuple(sorted(new_dims + expanded)))
+    return [reshape(summed, in_shape)]
+
+
+batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_vmap
+deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
 
 def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):

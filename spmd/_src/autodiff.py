@@ -1,0 +1,510 @@
+"""The grad family: grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian.
+
+Reverse mode is linearize then transpose (``interpreters/ad.py``): the forward pass computes the
+primal values eagerly (or under the enclosing trace) and records the tangent computation as a
+linear jaxpr, which ``backward_pass`` transposes.
+
+>>> import spmd, spmd.numpy as jnp
+>>> spmd.grad(lambda x: jnp.sum(x ** 2))(jnp.arange(3.0))
+Array([0., 2., 4.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src import tree_util as tu
+from spmd._src.array import Array
+from spmd._src.interpreters import ad
+from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import rules as lax_rules
+from spmd._src.lax import shape as lax_shape
+from spmd._src.numpy.util import to_array
+from spmd._src.vmap import vmap
+
+
+def _fun_name(fun: Callable) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def _ensure_index_tuple(argnums: int | Sequence[int]) -> tuple[int, ...]:
+    if isinstance(argnums, int):
+        return (argnums,)
+    return tuple(operator.index(i) for i in argnums)
+
+
+def _check_argnums(name: str, fun: Callable, argnums: tuple[int, ...], nargs: int) -> None:
+    for i in argnums:
+        if not -nargs <= i < nargs:
+            raise TypeError(
+                f"{name}({_fun_name(fun)}): argnums={argnums if len(argnums) > 1 else argnums[0]}"
+                f" refers to positional argument {i}, but the function was called with only "
+                f"{nargs} positional argument{'s' if nargs != 1 else ''}."
+            )
+
+
+def _instantiate_ct(ct: Any, aval: core.ShapedArray) -> Any:
+    if type(ct) is Zero:
+        return lax_rules.zeros_like_aval(ct.aval)
+    return ct
+
+
+def _as_value(x: Any) -> Any:
+    """Python scalars and NumPy values become Arrays (tracers pass through)."""
+    if isinstance(x, (core.Tracer, Array)):
+        return x
+    return to_array(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# vjp / linearize / jvp
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """The outputs of ``fun`` and a function mapping output cotangents to input cotangents.
+
+    >>> y, f_vjp = spmd.vjp(jnp.sin, 0.5)
+    >>> f_vjp(1.0)
+    (Array(0.87758255, dtype=float32, weak_type=True),)
+    """
+    leaves, in_tree = tu.tree_flatten(primals)
+    leaves = [_as_value(x) for x in leaves]
+    out_box = []
+
+    def flat_fun(*flat):
+        out = fun(*tu.tree_unflatten(in_tree, flat))
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError(
+                    f"vjp({_fun_name(fun)}, has_aux=True) requires the function to return a "
+                    f"pair (output, aux), got {type(out)}"
+                )
+            out, aux = out
+            out_box.append(aux)
+        out_leaves, out_tree = tu.tree_flatten(out)
+        out_box.insert(0, out_tree)
+        return out_leaves
+
+    out_primals, linear = ad.linearize_flat(flat_fun, leaves)
+    out_tree = out_box[0]
+    in_avals = [core.get_aval(x) for x in leaves]
+
+    def vjp_fun(*cts: Any) -> tuple[Any, ...]:
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_leaves, ct_tree = tu.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(
+                f"Tree structure of cotangent input {ct_tree}, does not match structure of "
+                f"primal output {out_tree}."
+            )
+        for c, p in zip(ct_leaves, out_primals):
+            ca, pa = core.get_aval(c), ad.tangent_aval(core.get_aval(p))
+            if np.shape(c) != pa.shape:
+                raise ValueError(
+                    f"Shape of cotangent input to vjp pullback function {np.shape(c)} must be "
+                    f"the same as the shape of corresponding primal input {pa.shape}."
+                )
+            del ca
+        ct_in = linear.transpose([_as_value(c) for c in ct_leaves])
+        ct_in = [_instantiate_ct(c, a) for c, a in zip(ct_in, in_avals)]
+        return tu.tree_unflatten(in_tree, ct_in)
+
+    out = tu.tree_unflatten(out_tree, out_primals)
+    if has_aux:
+        return out, vjp_fun, out_box[1]
+    return out, vjp_fun
+
+
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """The outputs of ``fun`` and its JVP at ``primals`` as a function of tangents."""
+    leaves, in_tree = tu.tree_flatten(primals)
+    leaves = [_as_value(x) for x in leaves]
+    out_box = []
+
+    def flat_fun(*flat):
+        out = fun(*tu.tree_unflatten(in_tree, flat))
+        if has_aux:
+            out, aux = out
+            out_box.append(aux)
+        out_leaves, out_tree = tu.tree_flatten(out)
+        out_box.insert(0, out_tree)
+        return out_leaves
+
+    out_primals, linear = ad.linearize_flat(flat_fun, leaves)
+    out_tree = out_box[0]
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tu.tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise ValueError(f"linearize: tangents have structure {t_tree}, primals {in_tree}")
+        outs = linear.jvp([_as_value(t) for t in t_leaves])
+        outs = [_instantiate_ct(t, t.aval if type(t) is Zero else None) for t in outs]
+        return tu.tree_unflatten(out_tree, outs)
+
+    out = tu.tree_unflatten(out_tree, out_primals)
+    if has_aux:
+        return out, f_jvp, out_box[1]
+    return out, f_jvp
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False):
+    """Forward mode: ``(fun(*primals), d fun(primals)[tangents])``.
+
+    >>> spmd.jvp(jnp.sin, (0.0,), (1.0,))
+    (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    p_leaves, p_tree = tu.tree_flatten(tuple(primals))
+    t_leaves, t_tree = tu.tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(
+            "primal and tangent arguments to jvp must have the same tree structure; primals "
+            f"have tree structure {p_tree} whereas tangents have tree structure {t_tree}."
+        )
+    p_leaves = [_as_value(x) for x in p_leaves]
+    t_leaves = [_as_value(x) for x in t_leaves]
+    for p, t in zip(p_leaves, t_leaves):
+        pa, ta = core.get_aval(p), core.get_aval(t)
+        want = ad.tangent_dtype(pa.dtype)
+        if pa.shape != ta.shape:
+            raise ValueError(
+                "jvp called with different primal and tangent shapes; got primal shape "
+                f"{pa.shape} and tangent shape as {ta.shape}"
+            )
+        if ta.dtype != want:
+            raise TypeError(
+                "primal and tangent arguments to jvp do not match; dtypes must be equal, or in "
+                f"case of int/bool primal dtype the tangent dtype must be float0. Got primal "
+                f"dtype {pa.dtype.name} and so expected tangent dtype {want.name}, but got "
+                f"tangent dtype {ta.dtype.name} instead."
+            )
+    out_box = []
+
+    def flat_fun(*flat):
+        out = fun(*tu.tree_unflatten(p_tree, flat))
+        if has_aux:
+            out, aux = out
+            out_box.append(aux)
+        out_leaves, out_tree = tu.tree_flatten(out)
+        out_box.insert(0, out_tree)
+        return out_leaves
+
+    tangents_in = [
+        Zero(ad.tangent_aval(core.get_aval(t))) if _is_float0(t) else t for t in t_leaves
+    ]
+    outs, out_t = ad.jvp_flat(flat_fun, p_leaves, tangents_in)
+    out_t = [_instantiate_ct(t, None) for t in out_t]
+    out_tree = out_box[0]
+    result = (tu.tree_unflatten(out_tree, outs), tu.tree_unflatten(out_tree, out_t))
+    if has_aux:
+        return (*result, out_box[1])
+    return result
+
+
+def _is_float0(x: Any) -> bool:
+    return getattr(x, "dtype", None) == dtypes.float0
+
+
+# ---------------------------------------------------------------------------------------------
+# grad / value_and_grad
+
+
+def _check_input_dtype(name: str, x: Any, allow_int: bool, holomorphic: bool) -> None:
+    dt = core.get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.issubdtype(dt, np.complexfloating):
+            raise TypeError(
+                f"{name} with holomorphic=True requires inputs with complex dtype, but got "
+                f"{dt.name}."
+            )
+        return
+    if dtypes.issubdtype(dt, np.complexfloating) or dtypes.issubdtype(dt, np.floating):
+        return
+    if allow_int and (dtypes.issubdtype(dt, np.integer) or dt == np.bool_):
+        return
+    raise TypeError(
+        f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+        f"np.inexact), but got {dt.name}. If you want to use Boolean- or integer-valued inputs, "
+        "use vjp or set allow_int to True."
+    )
+
+
+def _check_scalar_output(name: str, fun: Callable, x: Any) -> None:
+    aval = core.get_aval(x)
+    if aval.shape != ():
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output had shape: "
+            f"{aval.shape}. ({name} of {_fun_name(fun)}; use vjp or jacrev for non-scalar "
+            "outputs.)"
+        )
+    if not dtypes.issubdtype(aval.dtype, np.inexact):
+        raise TypeError(
+            f"{name} requires real- or complex-valued outputs (output dtype that is a sub-dtype "
+            f"of np.inexact), but got {aval.dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex outputs, use jax.vjp directly."
+        )
+
+
+def value_and_grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence = (),
+) -> Callable:
+    """``fun`` and its gradient with respect to the ``argnums`` arguments, in one pass.
+
+    >>> spmd.value_and_grad(lambda x: x ** 2)(3.0)
+    (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
+    """
+    return _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "value_and_grad")
+
+
+def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
+    argnums_t = _ensure_index_tuple(argnums)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        _check_argnums(name, fun, argnums_t, len(args))
+        nums = [i % len(args) for i in argnums_t]
+        dyn = [args[i] for i in nums]
+        for a in dyn:
+            for leaf in tu.tree_leaves(a):
+                _check_input_dtype(name, leaf, allow_int, holomorphic)
+
+        def f_partial(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            ans, f_vjp = vjp(f_partial, *dyn)
+        _check_scalar_output(name, fun, ans)
+        aval = core.get_aval(ans)
+        one = core.make_concrete(np.ones((), aval.dtype), aval.weak_type)
+        g = f_vjp(one)
+        g = g[0] if isinstance(argnums, int) else tuple(g)
+        if has_aux:
+            return (ans, aux), g
+        return ans, g
+
+    return value_and_grad_f
+
+
+def grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence = (),
+) -> Callable:
+    """The gradient of scalar-valued ``fun`` with respect to the ``argnums`` arguments.
+
+    >>> spmd.grad(lambda x: x ** 3)(2.0)
+    Array(12., dtype=float32, weak_type=True)
+    """
+    vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        return vg(*args, **kwargs)[1]
+
+    return grad_f
+
+
+# ---------------------------------------------------------------------------------------------
+# Jacobians and Hessians
+
+
+def _std_basis(leaves: Sequence[Any]) -> Any:
+    """One-hot tangents stacked along a leading axis: (total_size, *shape) per leaf."""
+    total = sum(int(np.prod(np.shape(x), dtype=np.int64)) for x in leaves)
+    out = []
+    offset = 0
+    for x in leaves:
+        a = core.get_aval(x)
+        n = int(np.prod(a.shape, dtype=np.int64))
+        eye = np.zeros((total, n), dtype=ad.tangent_dtype(a.dtype))
+        eye[offset : offset + n] = np.eye(n, dtype=eye.dtype)
+        offset += n
+        out.append(Array(eye.reshape((total, *a.shape))))
+    return out
+
+
+def _unravel_columns(jac_leaf: Any, in_leaves: Sequence[Any], out_shape, batch_axis: int):
+    """Split the stacked basis axis of a Jacobian into the input leaves' shapes."""
+    pieces = []
+    offset = 0
+    for x in in_leaves:
+        shape = np.shape(x)
+        n = int(np.prod(shape, dtype=np.int64))
+        piece = lax_shape.slice_in_dim(jac_leaf, offset, offset + n, axis=batch_axis)
+        new_shape = (
+            tuple(out_shape) + tuple(shape)
+            if batch_axis == -1 or batch_axis == len(out_shape)
+            else tuple(shape) + tuple(out_shape)
+        )
+        pieces.append(lax_shape.reshape(piece, new_shape))
+        offset += n
+    return pieces
+
+
+def jacfwd(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Jacobian of ``fun`` by forward mode (a vmap of jvp over the input basis).
+
+    >>> spmd.jacfwd(lambda x: x ** 2)(jnp.array([1.0, 2.0]))
+    Array([[2., 0.],
+           [0., 4.]], dtype=float32)
+    """
+    argnums_t = _ensure_index_tuple(argnums)
+
+    def jac_f(*args, **kwargs):
+        _check_argnums("jacfwd", fun, argnums_t, len(args))
+        nums = [i % len(args) for i in argnums_t]
+        dyn = tuple(args[i] for i in nums)
+        for a in dyn:
+            for leaf in tu.tree_leaves(a):
+                _check_input_dtype("jacfwd", leaf, False, holomorphic)
+        in_leaves, in_tree = tu.tree_flatten(dyn)
+        in_leaves = [_as_value(x) for x in in_leaves]
+
+        def f_partial(*flat):
+            full = list(args)
+            for i, a in zip(nums, tu.tree_unflatten(in_tree, flat)):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        def push(*basis):
+            out = jvp(f_partial, tuple(in_leaves), tuple(basis), has_aux=has_aux)
+            return out[1:] if has_aux else out[1]
+
+        basis = _std_basis(in_leaves)
+        res = vmap(push, out_axes=-1)(*basis)
+        if has_aux:
+            tangents, aux = res
+            aux = tu.tree_map(lambda a: lax_shape.index_in_dim(a, 0, -1, False), aux)
+        else:
+            tangents = res
+        out = f_partial(*in_leaves)
+        if has_aux:
+            out = out[0]
+        out_leaves, out_tree = tu.tree_flatten(out)
+        t_leaves = tu.tree_leaves(tangents)
+        jac_leaves = []
+        for o, t in zip(out_leaves, t_leaves):
+            parts = _unravel_columns(t, in_leaves, np.shape(o), -1)
+            jac_leaves.append(_pack(parts, in_tree, argnums))
+        jac = tu.tree_unflatten(out_tree, jac_leaves)
+        return (jac, aux) if has_aux else jac
+
+    return jac_f
+
+
+def jacrev(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+) -> Callable:
+    """Jacobian of ``fun`` by reverse mode (a vmap of vjp over the output basis).
+
+    >>> spmd.jacrev(lambda x: x ** 2)(jnp.array([1.0, 2.0]))
+    Array([[2., 0.],
+           [0., 4.]], dtype=float32)
+    """
+    argnums_t = _ensure_index_tuple(argnums)
+
+    def jac_f(*args, **kwargs):
+        _check_argnums("jacrev", fun, argnums_t, len(args))
+        nums = [i % len(args) for i in argnums_t]
+        dyn = tuple(args[i] for i in nums)
+        for a in dyn:
+            for leaf in tu.tree_leaves(a):
+                _check_input_dtype("jacrev", leaf, allow_int, holomorphic)
+        in_leaves, in_tree = tu.tree_flatten(dyn)
+        in_leaves = [_as_value(x) for x in in_leaves]
+
+        def f_partial(*flat):
+            full = list(args)
+            for i, a in zip(nums, tu.tree_unflatten(in_tree, flat)):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            out, f_vjp, aux = vjp(f_partial, *in_leaves, has_aux=True)
+        else:
+            out, f_vjp = vjp(f_partial, *in_leaves)
+        out_leaves, out_tree = tu.tree_flatten(out)
+        basis = _std_basis(out_leaves)
+
+        def pull(*b):
+            return f_vjp(tu.tree_unflatten(out_tree, list(b)))
+
+        cts = vmap(pull)(*basis)  # tuple over inputs, each (total_out, *in_shape)
+        jac_leaves = []
+        offset = 0
+        for o in out_leaves:
+            n = int(np.prod(np.shape(o), dtype=np.int64))
+            parts = []
+            for c, x in zip(cts, in_leaves):
+                piece = lax_shape.slice_in_dim(c, offset, offset + n, axis=0)
+                parts.append(lax_shape.reshape(piece, tuple(np.shape(o)) + tuple(np.shape(x))))
+            offset += n
+            jac_leaves.append(_pack(parts, in_tree, argnums))
+        jac = tu.tree_unflatten(out_tree, jac_leaves)
+        return (jac, aux) if has_aux else jac
+
+    return jac_f
+
+
+def _pack(parts: list, in_tree, argnums) -> Any:
+    tree = tu.tree_unflatten(in_tree, parts)
+    return tree[0] if isinstance(argnums, int) else tree
+
+
+jacobian = jacrev
+
+
+def hessian(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
+    """Hessian of scalar ``fun``: ``jacfwd(jacrev(fun))``.
+
+    >>> spmd.hessian(lambda x: jnp.sum(x ** 3))(jnp.array([1.0, 2.0]))
+    Array([[ 6.,  0.],
+           [ 0., 12.]], dtype=float32)
+    """
+    return jacfwd(
+        jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic),
+        argnums,
+        has_aux=has_aux,
+        holomorphic=holomorphic,
+    )

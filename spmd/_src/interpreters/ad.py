@@ -1,0 +1,371 @@
+"""Automatic differentiation: forward mode (JVP), linearization, and transposition.
+
+A ``JVPTracer`` carries a primal value and its tangent. A ``JVPTrace`` computes each
+primitive's primal output on its parent trace, then the tangent with the primitive's rule from
+``primitive_jvps`` on its *tangent trace*:
+
+    rule(primals, tangents, primal_out, **params) -> tangent_out     # lists if multiple results
+
+For ``jvp`` the tangent trace is the parent itself: tangents are computed alongside primals.
+For ``linearize``/``vjp`` it is a fresh jaxpr trace, so the tangent computation is recorded as a
+linear jaxpr in the input tangents (primal values enter it as constants); ``backward_pass``
+transposes that jaxpr with the rules in ``primitive_transposes``:
+
+    rule(cts_out, *args, **params) -> list of cotangents, one per arg (None where not linear)
+
+where each linear argument is an ``UndefinedPrimal`` (its aval only). Equations of the linear
+jaxpr that do not touch the tangents (e.g. ``cos x`` in the tangent of ``sin``) are evaluated
+forward first.
+
+Zero tangents and cotangents are symbolic (``Zero``): rules see them, and work on values that
+cannot influence the result is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.core import Jaxpr, Literal, ShapedArray, Tracer, Var
+
+# prim -> rule(primals, tangents, primal_out, **params) -> tangent_out
+primitive_jvps: dict[core.Primitive, Callable] = {}
+# prim -> rule(cts_out, *args, **params) -> list of cts (None for non-linear args)
+primitive_transposes: dict[core.Primitive, Callable] = {}
+# Higher-order primitives whose primal and tangent computations are one program (control
+# flow, custom_jvp): prim -> rule(primals, tangents, **params) -> (primal_out, tangent_out).
+# Under jvp the rule runs as is; under linearize its traced program is split by partial
+# evaluation into a primal part (run now) and a tangent part (recorded).
+primitive_joint_jvps: dict[core.Primitive, Callable] = {}
+# Call-like primitives that autodiff looks through: prim -> fn(*args, **params) -> outputs,
+# evaluated with the JVP trace current (so each inner primitive gets its own rule).
+call_inline_rules: dict[core.Primitive, Callable] = {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Zeros and tangent types
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of the given abstract value."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    @staticmethod
+    def from_value(x: Any) -> Zero:
+        return Zero(tangent_aval(core.get_aval(x)))
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval.str_short()})"
+
+
+def tangent_dtype(dtype: np.dtype) -> np.dtype:
+    """Tangents of ints and bools are float0 (they carry no information)."""
+    if dtypes.issubdtype(dtype, np.inexact):
+        return dtype
+    return dtypes.float0
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    return ShapedArray(aval.shape, tangent_dtype(aval.dtype), False)
+
+
+def _missing_hook(*args, **kwargs):
+    raise RuntimeError("spmd._src.lax has not installed the autodiff helpers")
+
+
+# Installed by the lax layer (these emit primitives, which live above this module).
+zeros_like_aval: Callable[[ShapedArray], Any] = _missing_hook
+add_tangents: Callable[[Any, Any], Any] = _missing_hook
+
+
+def set_tangent_helpers(zeros: Callable, add: Callable) -> None:
+    global zeros_like_aval, add_tangents
+    zeros_like_aval, add_tangents = zeros, add
+
+
+def instantiate(t: Any) -> Any:
+    """A concrete value for a possibly symbolic zero."""
+    if type(t) is Zero:
+        return zeros_like_aval(t.aval)
+    return t
+
+
+def add_maybe_zero(a: Any, b: Any) -> Any:
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return add_tangents(a, b)
+
+
+# ---------------------------------------------------------------------------------------------
+# JVP
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: JVPTrace, primal: Any, tangent: Any) -> None:
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self) -> ShapedArray:
+        return core.get_aval(self.primal)
+
+
+class JVPTrace(core.Trace):
+    __slots__ = ("parent_trace", "tangent_trace")
+
+    def __init__(self, parent_trace: core.Trace, tangent_trace: core.Trace) -> None:
+        self.parent_trace = parent_trace
+        self.tangent_trace = tangent_trace
+
+    def to_primal_tangent(self, x: Any) -> tuple[Any, Any]:
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero.from_value(x)
+
+    def wrap(self, primal: Any, tangent: Any) -> Any:
+        if type(tangent) is Zero:
+            return primal
+        return JVPTracer(self, primal, tangent)
+
+    def process_primitive(self, prim, args, params):
+        inline = call_inline_rules.get(prim)
+        if inline is not None:
+            return inline(*args, **params)
+        primals, tangents = [], []
+        for x in args:
+            p, t = self.to_primal_tangent(x)
+            primals.append(p)
+            tangents.append(t)
+        if all(type(t) is Zero for t in tangents):
+            with core.set_current_trace(self.parent_trace):
+                return prim.bind(*primals, **params)
+        joint = primitive_joint_jvps.get(prim)
+        if joint is not None:
+            if self.tangent_trace is self.parent_trace:
+                with core.set_current_trace(self.parent_trace):
+                    primal_out, tangent_out = joint(primals, tangents, **params)
+            else:
+                primal_out, tangent_out = _linearize_joint(
+                    self, prim, joint, primals, tangents, params
+                )
+        else:
+            with core.set_current_trace(self.parent_trace):
+                primal_out = prim.bind(*primals, **params)
+            tangent_out = self._tangent(prim, primals, tangents, primal_out, params)
+        if prim.multiple_results:
+            return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
+        return self.wrap(primal_out, tangent_out)
+
+    def _tangent(self, prim, primals, tangents, primal_out, params):
+        rule = primitive_jvps.get(prim)
+        if rule is None:
+            raise NotImplementedError(
+                f"Differentiation rule for the primitive '{prim.name}' is not implemented"
+            )
+        with core.set_current_trace(self.tangent_trace):
+            return rule(primals, tangents, primal_out, **params)
+
+    def describe_tracer(self, tracer: Tracer) -> str:
+        return "The value is being differentiated (a JVP tracer)."
+
+
+def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
+    """Linearize a higher-order primitive from its joint jvp rule: trace the rule into one
+    program, split it by partial evaluation into the primal part (evaluated now, on the parent
+    trace) and the tangent part (evaluated on the tangent trace, with residuals as constants).
+    """
+    from spmd._src.interpreters import partial_eval as pe
+
+    nonzero = [type(t) is not Zero for t in tangents]
+    p_avals = [core.get_aval(p) for p in primals]
+    t_avals = [tangent_aval(a) for a, nz in zip(p_avals, nonzero) if nz]
+    out_info = []
+
+    def joint_fun(*args):
+        ps, ts_nz = args[: len(primals)], iter(args[len(primals) :])
+        ts = [next(ts_nz) if nz else t for t, nz in zip(tangents, nonzero)]
+        po, to = joint(list(ps), ts, **params)
+        po = po if prim.multiple_results else [po]
+        to = to if prim.multiple_results else [to]
+        out_info.append([type(t) is Zero for t in to])
+        return list(po) + [instantiate(t) for t in to]
+
+    closed = pe.trace_to_jaxpr(joint_fun, p_avals + t_avals)
+    n_out = len(closed.out_avals) // 2
+    unknowns = [False] * len(primals) + [True] * len(t_avals)
+    known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr(closed, unknowns)
+    if any(out_unknowns[:n_out]):
+        raise NotImplementedError(
+            f"Reverse-mode differentiation (linearize) of '{prim.name}' is not supported: its "
+            "primal outputs depend on tangents after partial evaluation."
+        )
+    n_known = out_unknowns.count(False)
+    with core.set_current_trace(trace.parent_trace):
+        known_outs = core.eval_jaxpr(known.jaxpr, known.consts, *primals)
+    primal_out, residuals = known_outs[:n_out], known_outs[n_known:]
+    t_in = [t for t in tangents if type(t) is not Zero]
+    with core.set_current_trace(trace.tangent_trace):
+        unknown_outs = iter(core.eval_jaxpr(unknown.jaxpr, unknown.consts, *residuals, *t_in))
+    # A tangent output that does not depend on the input tangents is zero (the map is linear).
+    out_avals = closed.out_avals[n_out:]
+    tangent_out = [
+        next(unknown_outs) if out_unknowns[n_out + i] else Zero(a) for i, a in enumerate(out_avals)
+    ]
+    if not prim.multiple_results:
+        return primal_out[0], tangent_out[0]
+    return primal_out, tangent_out
+
+
+def jvp_flat(
+    fun: Callable[..., Sequence[Any]], primals: Sequence[Any], tangents: Sequence[Any]
+) -> tuple[list[Any], list[Any]]:
+    """Forward mode: outputs of ``fun`` and their tangents (``Zero`` where independent)."""
+    parent = core.trace_ctx.trace
+    trace = JVPTrace(parent, parent)
+    ins = [trace.wrap(p, t) for p, t in zip(primals, tangents, strict=True)]
+    with core.set_current_trace(trace):
+        outs = fun(*ins)
+    out_p, out_t = [], []
+    for o in outs:
+        p, t = trace.to_primal_tangent(o)
+        out_p.append(p)
+        out_t.append(t)
+    return out_p, out_t
+
+
+class LinearFunction:
+    """The linear map of a linearization: a jaxpr in the input tangents, with the primal
+    values it needs (its constants) already computed."""
+
+    def __init__(self, jaxpr: core.ClosedJaxpr, in_avals, out_zero: Sequence[bool], out_avals):
+        self.jaxpr = jaxpr
+        self.in_avals = list(in_avals)
+        self.out_zero = list(out_zero)
+        self.out_avals = list(out_avals)
+
+    def jvp(self, tangents: Sequence[Any]) -> list[Any]:
+        outs = iter(core.eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *tangents))
+        return [Zero(a) if z else next(outs) for z, a in zip(self.out_zero, self.out_avals)]
+
+    def transpose(self, cts: Sequence[Any]) -> list[Any]:
+        live = [c for c, z in zip(cts, self.out_zero) if not z]
+        return backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, live)
+
+
+def linearize_flat(
+    fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+) -> tuple[list[Any], LinearFunction]:
+    """Primal outputs of ``fun`` and the linear map from input tangents to output tangents."""
+    from spmd._src.interpreters import partial_eval as pe
+
+    parent = core.trace_ctx.trace
+    tangent_trace = pe.JaxprTrace()
+    in_avals = [tangent_aval(core.get_aval(p)) for p in primals]
+    tangent_in = [tangent_trace.new_arg(a) for a in in_avals]
+    trace = JVPTrace(parent, tangent_trace)
+    ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangent_in)]
+    with core.set_current_trace(trace):
+        outs = fun(*ins)
+    out_p, out_t = [], []
+    for o in outs:
+        p, t = trace.to_primal_tangent(o)
+        out_p.append(p)
+        out_t.append(t)
+    out_zero = [type(t) is Zero for t in out_t]
+    out_avals = [tangent_aval(core.get_aval(p)) for p in out_p]
+    linear = tangent_trace.to_jaxpr([t for t in out_t if type(t) is not Zero])
+    return out_p, LinearFunction(linear, in_avals, out_zero, out_avals)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transposition
+
+
+class UndefinedPrimal:
+    """A linear input of an equation being transposed: only its type is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x: Any) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -> list[Any]:
+    """Cotangents of ``jaxpr``'s invars (which are linear) given cotangents of its outvars.
+
+    Equations that do not depend on the invars are evaluated forward first (under the current
+    trace); the linear ones are then transposed in reverse order.
+    """
+    linear: set[int] = {id(v) for v in jaxpr.invars}
+    primal_env: dict[int, Any] = {}
+    for v, c in zip(jaxpr.constvars, consts, strict=True):
+        primal_env[id(v)] = c
+
+    def read_primal(a):
+        return a.val if type(a) is Literal else primal_env[id(a)]
+
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(a) is Var and id(a) in linear for a in eqn.invars):
+            linear_eqns.append(eqn)
+            linear.update(id(v) for v in eqn.outvars)
+        else:
+            outs = eqn.primitive.bind(*[read_primal(a) for a in eqn.invars], **eqn.params)
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
+            for v, o in zip(eqn.outvars, outs):
+                primal_env[id(v)] = o
+
+    ct_env: dict[int, Any] = {}
+
+    def write_ct(v, ct):
+        if type(v) is not Var or id(v) not in linear or ct is None:
+            return
+        prev = ct_env.get(id(v))
+        ct_env[id(v)] = ct if prev is None else add_maybe_zero(prev, ct)
+
+    for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
+        write_ct(v, ct)
+
+    for eqn in reversed(linear_eqns):
+        cts = [ct_env.pop(id(v), None) for v in eqn.outvars]
+        cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(eqn.outvars, cts)]
+        if all(type(c) is Zero for c in cts):
+            continue
+        args = [
+            UndefinedPrimal(a.aval) if type(a) is Var and id(a) in linear else read_primal(a)
+            for a in eqn.invars
+        ]
+        rule = primitive_transposes.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for the primitive "
+                f"'{eqn.primitive.name}' is not implemented"
+            )
+        ct_arg = cts if eqn.primitive.multiple_results else cts[0]
+        cts_in = rule(ct_arg, *args, **eqn.params)
+        for a, ct in zip(eqn.invars, cts_in, strict=True):
+            write_ct(a, ct)
+
+    return [
+        ct_env.get(id(v)) if id(v) in ct_env else Zero(tangent_aval(v.aval)) for v in jaxpr.invars
+    ]

@@ -1,0 +1,139 @@
+"""The batching interpreter: vmap, and the engine of named-axis SPMD execution.
+
+A ``BatchTracer`` is a value with one extra dimension, ``batch_dim`` (or ``None`` when the value
+does not depend on the mapped axis: it stays unbatched and is computed once). A ``BatchTrace``
+interprets each primitive with its rule from ``primitive_batchers``:
+
+    rule(axis_data, vals, dims, **params) -> (out, out_dim)    # lists when multiple results
+
+Rules run with the parent trace current, so the operations they emit go to whatever was
+interpreting before vmap (eager evaluation, a jaxpr being built, another vmap...). The axis
+carries a name and size (``AxisData``): collectives over that name are the batching rules of
+their primitives, reducing or permuting over the batch dimension.
+
+>>> # spmd.vmap(f)(x) runs f once on BatchTracers whose batch_dim is 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from spmd._src import core
+from spmd._src.core import ShapedArray, Tracer
+
+not_mapped = None
+
+# prim -> rule(axis_data, vals, dims, **params) -> (out, out_dim)
+primitive_batchers: dict[core.Primitive, Callable] = {}
+
+
+class AxisData:
+    """The mapped axis of a BatchTrace: its name (or None), size and SPMD mesh axis name."""
+
+    __slots__ = ("name", "size", "spmd_name")
+
+    def __init__(self, name: Any, size: int, spmd_name: Any = None) -> None:
+        self.name, self.size, self.spmd_name = name, size, spmd_name
+
+    def __repr__(self) -> str:
+        return f"AxisData(name={self.name!r}, size={self.size}, spmd_name={self.spmd_name!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AxisData) and (self.name, self.size, self.spmd_name) == (
+            other.name,
+            other.size,
+            other.spmd_name,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.size, self.spmd_name))
+
+
+def _aval_without(aval: ShapedArray, dim: int) -> ShapedArray:
+    shape = aval.shape[:dim] + aval.shape[dim + 1 :]
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace: BatchTrace, val: Any, batch_dim: int | None) -> None:
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self) -> ShapedArray:
+        a = core.get_aval(self.val)
+        if self.batch_dim is None:
+            return a
+        return _aval_without(a, self.batch_dim)
+
+
+class BatchTrace(core.Trace):
+    __slots__ = ("parent_trace", "axis_data")
+
+    def __init__(self, parent_trace: core.Trace, axis_data: AxisData) -> None:
+        self.parent_trace = parent_trace
+        self.axis_data = axis_data
+
+    def to_batch_info(self, x: Any) -> tuple[Any, int | None]:
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        return x, None
+
+    def wrap(self, val: Any, dim: int | None) -> Any:
+        return val if dim is None else BatchTracer(self, val, dim)
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = [], []
+        for x in args:
+            v, d = self.to_batch_info(x)
+            vals.append(v)
+            dims.append(d)
+        if all(d is None for d in dims):
+            # Nothing here depends on the mapped axis: compute once, unbatched.
+            with core.set_current_trace(self.parent_trace):
+                return prim.bind(*vals, **params)
+        rule = primitive_batchers.get(prim)
+        if rule is None:
+            raise NotImplementedError(
+                f"vmap: batching rule for the primitive '{prim.name}' is not implemented"
+            )
+        with core.set_current_trace(self.parent_trace):
+            out, out_dim = rule(self.axis_data, vals, dims, **params)
+        if prim.multiple_results:
+            return [self.wrap(o, d) for o, d in zip(out, out_dim, strict=True)]
+        return self.wrap(out, out_dim)
+
+    def describe_tracer(self, tracer: Tracer) -> str:
+        name = self.axis_data.name
+        what = f"vmap over axis {name!r}" if name is not None else "vmap"
+        return f"The value is batched by {what} (size {self.axis_data.size})."
+
+
+def batch_subtrace_values(
+    trace: BatchTrace, outs: Sequence[Any]
+) -> tuple[list[Any], list[int | None]]:
+    vals, dims = [], []
+    for o in outs:
+        v, d = trace.to_batch_info(o)
+        vals.append(v)
+        dims.append(d)
+    return vals, dims
+
+
+def batch_fun(
+    fun: Callable[..., Sequence[Any]],
+    axis_data: AxisData,
+    in_vals: Sequence[Any],
+    in_dims: Sequence[int | None],
+) -> tuple[list[Any], list[int | None]]:
+    """Run ``fun`` (flat args -> flat outputs) with the given args batched along ``in_dims``;
+    returns the output values and their batch dimensions (``None``: unbatched)."""
+    trace = BatchTrace(core.trace_ctx.trace, axis_data)
+    tracers = [trace.wrap(v, d) for v, d in zip(in_vals, in_dims, strict=True)]
+    with core.set_current_trace(trace), core.extend_axis_env(axis_data.name, axis_data.size):
+        outs = fun(*tracers)
+    return batch_subtrace_values(trace, outs)

@@ -1,0 +1,232 @@
+"""Helpers that make the common transformation rules one line, as autograd's ``defvjp`` and
+JAX's ``defvectorized`` do, and the shared pieces rules are built from.
+
+Batching (rules live in ``batching.primitive_batchers``):
+  - ``defvectorized(prim)``: elementwise of one operand; the batch dimension stays put.
+  - ``defbroadcasting(prim)``: n-ary elementwise; batch dimensions are aligned in front.
+Forward mode (``ad.primitive_jvps``):
+  - ``defjvp(prim, f0, f1, ...)``: tangent = sum of ``fi(t_i, *primals, **params)``.
+  - ``defjvp2(prim, f0, ...)``: the same, with the primal output: ``fi(t_i, out, *primals)``.
+  - ``defjvp_zero(prim)``: outputs that carry no tangent (comparisons, integer results).
+  - ``deflinear(prim, transpose)``: linear primitives; the jvp applies the primitive to the
+    tangents, and ``transpose(ct, *args, **params)`` gives the cotangents.
+
+This module imports the shape and elementwise modules lazily (at call time), since those
+modules import it to register their rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.core import ShapedArray
+from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters.ad import Zero
+
+# ---------------------------------------------------------------------------------------------
+# Batch-dimension plumbing
+
+
+def _shape():
+    from spmd._src.lax import shape
+
+    return shape
+
+
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+    """``x`` with dimension ``src`` moved to position ``dst``."""
+    nd = np.ndim(x)
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return _shape().transpose(x, perm)
+
+
+def bdim_at_front(x: Any, d: int | None, size: int) -> Any:
+    """``x`` with its batch dimension first; an unbatched value is broadcast."""
+    if d is None:
+        return _shape().broadcast(x, (size,))
+    return moveaxis(x, d, 0)
+
+
+def bdim_to(x: Any, d: int | None, dst: int, size: int) -> Any:
+    """``x`` with its batch dimension at ``dst``; an unbatched value is broadcast there."""
+    if d is None:
+        x = _shape().broadcast(x, (size,))
+        d = 0
+    return moveaxis(x, d, dst)
+
+
+def _vectorized_batcher(prim: core.Primitive) -> Callable:
+    def rule(axis_data, vals, dims, **params):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, **params), d
+
+    return rule
+
+
+def defvectorized(prim: core.Primitive) -> None:
+    batching.primitive_batchers[prim] = _vectorized_batcher(prim)
+
+
+def _broadcast_batcher(prim: core.Primitive) -> Callable:
+    def rule(axis_data, vals, dims, **params):
+        ranks = [np.ndim(v) - (d is not None) for v, d in zip(vals, dims)]
+        batched = [(v, d) for v, d in zip(vals, dims) if d is not None]
+        d0 = batched[0][1]
+        r0 = np.ndim(batched[0][0])
+        # Common case: batched operands agree on where the batch dimension is and have the
+        # same rank, and unbatched ones are scalars. Then the primitive applies as it is.
+        if all(d == d0 and np.ndim(v) == r0 for v, d in batched) and all(
+            d is not None or r == 0 for r, d in zip(ranks, dims)
+        ):
+            out = prim.bind(*vals, **params)
+            return (out, [d0] * len(out)) if prim.multiple_results else (out, d0)
+        rank = max(ranks)
+        shp = _shape()
+        args = []
+        for v, d, r in zip(vals, dims, ranks):
+            if d is None:
+                if r == 0:
+                    args.append(v)
+                    continue
+                # Unbatched operand: a size-1 batch dimension in front, ranks aligned.
+                shape = (1,) * (rank + 1 - r) + tuple(np.shape(v))
+                args.append(shp.broadcast_in_dim(v, shape, tuple(range(rank + 1 - r, rank + 1))))
+            else:
+                v = moveaxis(v, d, 0)
+                s = tuple(np.shape(v))
+                shape = (s[0],) + (1,) * (rank - r) + s[1:]
+                dims_out = (0,) + tuple(range(rank - r + 1, rank + 1))
+                args.append(shp.broadcast_in_dim(v, shape, dims_out))
+        out = prim.bind(*args, **params)
+        return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
+
+    return rule
+
+
+def defbroadcasting(prim: core.Primitive) -> None:
+    batching.primitive_batchers[prim] = _broadcast_batcher(prim)
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward-mode and transpose helpers
+
+
+def zeros_like_aval(aval: ShapedArray) -> Any:
+    """A concrete zero of the given type (float0 zeros for int/bool tangents)."""
+    if aval.dtype == dtypes.float0:
+        return core.make_concrete(np.zeros(aval.shape, dtypes.float0), False)
+    return _shape().full(aval.shape, 0, aval.dtype)
+
+
+def _sum_tangents(ts: Sequence[Any]) -> Any:
+    out = None
+    for t in ts:
+        if t is None or type(t) is Zero:
+            continue
+        out = t if out is None else add_any(out, t)
+    return out
+
+
+def defjvp(prim: core.Primitive, *jvp_fns: Callable | None) -> None:
+    """Tangent of ``prim`` as the sum over operands of ``jvp_fns[i](t_i, *primals, **params)``
+    (None: the output does not depend on that operand differentiably)."""
+
+    def rule(primals, tangents, primal_out, **params):
+        terms = [
+            fn(t, *primals, **params)
+            for fn, t in zip(jvp_fns, tangents)
+            if fn is not None and type(t) is not Zero
+        ]
+        out = _sum_tangents(terms)
+        return Zero(ad.tangent_aval(core.get_aval(primal_out))) if out is None else out
+
+    ad.primitive_jvps[prim] = rule
+
+
+def defjvp2(prim: core.Primitive, *jvp_fns: Callable | None) -> None:
+    """Like ``defjvp``, with the primal output: ``jvp_fns[i](t_i, out, *primals, **params)``."""
+
+    def rule(primals, tangents, primal_out, **params):
+        terms = [
+            fn(t, primal_out, *primals, **params)
+            for fn, t in zip(jvp_fns, tangents)
+            if fn is not None and type(t) is not Zero
+        ]
+        out = _sum_tangents(terms)
+        return Zero(ad.tangent_aval(core.get_aval(primal_out))) if out is None else out
+
+    ad.primitive_jvps[prim] = rule
+
+
+def defjvp_zero(prim: core.Primitive) -> None:
+    """Outputs with no tangent (comparisons, integer results, sampling)."""
+
+    def rule(primals, tangents, primal_out, **params):
+        if prim.multiple_results:
+            return [Zero(ad.tangent_aval(core.get_aval(o))) for o in primal_out]
+        return Zero(ad.tangent_aval(core.get_aval(primal_out)))
+
+    ad.primitive_jvps[prim] = rule
+
+
+def deflinear(prim: core.Primitive, transpose_rule: Callable) -> None:
+    """A primitive linear in all its operands: its jvp is itself applied to the tangents."""
+
+    def jvp(primals, tangents, primal_out, **params):
+        return prim.bind(*[ad.instantiate(t) for t in tangents], **params)
+
+    ad.primitive_jvps[prim] = jvp
+    ad.primitive_transposes[prim] = transpose_rule
+
+
+def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
+    """Sum ``ct`` down to ``aval``'s shape (the transpose of lax's implicit broadcasting of
+    rank-0 operands and size-1 dimensions)."""
+    from spmd._src.lax import reductions
+
+    ct_shape = tuple(np.shape(ct))
+    if ct_shape == aval.shape:
+        return ct
+    if not aval.shape:
+        return reductions.reduce_sum(ct, tuple(range(len(ct_shape))))
+    axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_shape)) if a == 1 and b != 1)
+    summed = reductions.reduce_sum(ct, axes)
+    return _shape().reshape(summed, aval.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# add_any: the sum of two tangents (JAX's add_jaxvals), linear in both
+
+
+def add_any(x: Any, y: Any) -> Any:
+    return add_any_p.bind(x, y)
+
+
+def _add_any_abstract_eval(x, y):
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+def _add_any_impl(x, y):
+    if x.dtype == dtypes.float0:
+        return x
+    return np.add(x, y)
+
+
+add_any_p = core.Primitive("add_any")
+add_any_p.def_impl(_add_any_impl)
+add_any_p.def_abstract_eval(_add_any_abstract_eval)
+defbroadcasting(add_any_p)
+deflinear(add_any_p, lambda ct, x, y: [ct, ct])
+
+ad.set_tangent_helpers(zeros_like_aval, add_any)
+
+
+__all__: list[str] = []
