@@ -203,6 +203,20 @@ def set_make_concrete(fn: Callable[[np.ndarray, bool], Any]) -> None:
     make_concrete = fn
 
 
+def _missing_compiler(closed):
+    raise RuntimeError("spmd._src.dispatch has not been imported")
+
+
+jaxpr_as_numpy_fn: Callable[[Any], Callable[..., list]] = _missing_compiler
+
+
+def set_jaxpr_compiler(fn: Callable[[Any], Callable[..., list]]) -> None:
+    """Install the compiler of closed jaxprs to functions on NumPy values (owned by the
+    dispatch layer), so that higher-order primitives' NumPy kernels can run their bodies."""
+    global jaxpr_as_numpy_fn
+    jaxpr_as_numpy_fn = fn
+
+
 eval_trace = EvalTrace()
 
 

@@ -22,6 +22,7 @@ from spmd._src import core, dtypes
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
 from spmd._src.errors import UnexpectedTracerError
+from spmd._src.interpreters import ad, batching
 
 # ---------------------------------------------------------------------------------------------
 # Eager
@@ -201,6 +202,9 @@ def compiled_for(closed: ClosedJaxpr) -> Callable[..., list]:
     return fn
 
 
+core.set_jaxpr_compiler(compiled_for)
+
+
 # ---------------------------------------------------------------------------------------------
 # The jit primitive: a call of a closed jaxpr (consts hoisted into operands when staged).
 
@@ -225,7 +229,20 @@ def _jit_pp(params: dict) -> list[tuple[str, Any]]:
     return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
 
 
+def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: ClosedJaxpr, name: str, **params):
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
+    outs = jit_p.bind(*vals, jaxpr=batched, name=name, **params)
+    return outs, out_dims
+
+
+def _jit_inline(*args, jaxpr: ClosedJaxpr, name: str, **_):
+    # Autodiff looks through jit: each inner primitive is differentiated by its own rule.
+    return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+
+
 jit_p.def_impl(_jit_impl)
+batching.primitive_batchers[jit_p] = _jit_batch_rule
+ad.call_inline_rules[jit_p] = _jit_inline
 jit_p.def_abstract_eval(_jit_abstract_eval)
 compile_rules[jit_p] = _jit_compile
 core.pp_param_rules[jit_p] = _jit_pp

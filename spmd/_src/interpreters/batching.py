@@ -137,3 +137,45 @@ def batch_fun(
     with core.set_current_trace(trace), core.extend_axis_env(axis_data.name, axis_data.size):
         outs = fun(*tracers)
     return batch_subtrace_values(trace, outs)
+
+
+_batched_jaxprs: Any = None
+
+
+def batch_jaxpr(
+    closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int | None]
+) -> tuple[core.ClosedJaxpr, list[int | None]]:
+    """The jaxpr of ``closed`` batched along ``in_dims`` (cached per jaxpr, axis and dims)."""
+    import weakref
+
+    from spmd._src.interpreters import partial_eval as pe
+
+    global _batched_jaxprs
+    if _batched_jaxprs is None:
+        _batched_jaxprs = weakref.WeakKeyDictionary()
+    per_jaxpr = _batched_jaxprs.setdefault(closed, {})
+    key = (axis_data, tuple(in_dims))
+    hit = per_jaxpr.get(key)
+    if hit is not None:
+        return hit
+    in_avals = []
+    for a, d in zip(closed.in_avals, in_dims, strict=True):
+        if d is None:
+            in_avals.append(a)
+        else:
+            shape = a.shape[:d] + (axis_data.size,) + a.shape[d:]
+            in_avals.append(ShapedArray(shape, a.dtype, a.weak_type))
+    box = []
+
+    def f(*args):
+        vals, dims = batch_fun(
+            lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs), axis_data, args, in_dims
+        )
+        box.append(dims)
+        return vals
+
+    batched = pe.trace_to_jaxpr(f, in_avals)
+    out = (batched, box[0])
+    if len(per_jaxpr) < 64:
+        per_jaxpr[key] = out
+    return out
