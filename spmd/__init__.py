@@ -18,16 +18,56 @@ from spmd._src.autodiff import (
     vjp,
 )
 from spmd._src.config import config
+from spmd._src.devices import (
+    default_backend,
+    device_count,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
+from spmd._src.lax.sharding import reshard
+from spmd._src.mesh import make_mesh, set_mesh
 from spmd._src.numpy import array_methods as _array_methods
+from spmd._src.placement import (
+    device_get,
+    device_put,
+    make_array_from_callback,
+    make_array_from_single_device_arrays,
+    typeof,
+)
+from spmd._src.sharding import NamedSharding, PartitionSpec
+from spmd._src.sharding import PartitionSpec as P
 from spmd._src.vmap import vmap
 
 _array_methods.install()
 
-from spmd import dtypes, errors, lax, numpy, tree, tree_util  # noqa: E402
+from spmd import debug, dtypes, errors, lax, numpy, sharding, tree, tree_util  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "NamedSharding",
+    "P",
+    "PartitionSpec",
+    "debug",
+    "default_backend",
+    "device_count",
+    "device_get",
+    "device_put",
+    "devices",
+    "local_device_count",
+    "local_devices",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
+    "make_mesh",
+    "process_count",
+    "process_index",
+    "reshard",
+    "set_mesh",
+    "sharding",
+    "typeof",
     "Array",
     "ShapeDtypeStruct",
     "config",

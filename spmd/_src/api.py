@@ -21,6 +21,7 @@ from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.interpreters import partial_eval as pe
+from spmd._src.interpreters import sharding_rules
 from spmd._src.util import LRU
 
 
@@ -132,11 +133,17 @@ class _CacheEntry:
         "out_tree",
         "out_weak",
         "single_leaf",
+        "constrained",
+        "in_tree",
     )
 
-    def __init__(self, jaxpr: ClosedJaxpr, out_tree) -> None:
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None) -> None:
         self.jaxpr = jaxpr
         self.out_tree = out_tree
+        self.in_tree = in_tree
+        # Programs with sharding constraints give their results shardings even when their
+        # inputs have none.
+        self.constrained = sharding_rules.has_constraints(jaxpr.jaxpr)
         self.out_weak = [a.weak_type for a in jaxpr.out_avals]
         self.single_leaf = tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
         if any(isinstance(c, Tracer) for c in jaxpr.consts):
@@ -324,7 +331,7 @@ class JitWrapped:
 
         debug = pe.DebugInfo("jit", self.__name__, paths)
         closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug)
-        return _CacheEntry(closed, out_tree_box[0])
+        return _CacheEntry(closed, out_tree_box[0], treedef)
 
     # -- calling ---------------------------------------------------------------------------
     def _fast_key(self, args: tuple) -> tuple | None:
@@ -354,21 +361,49 @@ class JitWrapped:
                     self._fast.clear()
                 self._fast[fast_key] = entry
         if core.trace_ctx.trace is core.eval_trace:
+            if self.in_shardings is not None:
+                leaves = self._place_inputs(leaves, entry)
             outs = entry.compiled(
                 *[x._value if type(x) is Array else _canonical(x) for x in leaves]
             )
-            if entry.single_leaf:
+            placed = (
+                self.out_shardings is not None
+                or entry.constrained
+                or any(type(x) is Array and x._sharding is not None for x in leaves)
+            )
+            if entry.single_leaf and not placed:
                 o = outs[0]
                 return Array(o if type(o) is np.ndarray else np.asarray(o), entry.out_weak[0])
             out_leaves = [
                 Array(o if type(o) is np.ndarray else np.asarray(o), w)
                 for o, w in zip(outs, entry.out_weak)
             ]
+            if placed:
+                self._attach_out_shardings(entry, leaves, out_leaves)
         else:
             out_leaves = dispatch.jit_p.bind(
                 *entry.staged_args, *leaves, jaxpr=entry.staged, name=self.__name__
             )
         return entry.out_tree.unflatten(out_leaves)
+
+    def _place_inputs(self, leaves, entry):
+        from spmd._src.placement import device_put  # lazy: placement sits beside api
+
+        specs = _sharding_leaves(self.in_shardings, entry.in_tree, "in_shardings")
+        return [x if s is None else device_put(x, s) for x, s in zip(leaves, specs)]
+
+    def _attach_out_shardings(self, entry, leaves, out_leaves) -> None:
+        in_s = [x._sharding if type(x) is Array else None for x in leaves]
+        jaxpr = entry.jaxpr.jaxpr
+        outs = sharding_rules.propagate_jaxpr(jaxpr, in_s)
+        if self.out_shardings is not None:
+            wanted = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings")
+            outs = [w if w is not None else o for w, o in zip(wanted, outs)]
+        for o, sh in zip(out_leaves, outs):
+            if sh is not None:
+                _check_placement(sh, o.shape, f"jit({self.__name__})")
+                o._sharding = sh
+                o._committed = True
 
     def trace(self, *args, **kwargs) -> Traced:
         entry, leaves = self._get_entry(args, kwargs)
@@ -614,3 +649,37 @@ def eval_shape(fun: Callable, *args, **kwargs):
         box[0],
         [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals],
     )
+
+
+def _sharding_leaves(spec_tree: Any, treedef, who: str) -> list:
+    """Per leaf of ``treedef``: a Sharding (or None), from a Sharding/P or a pytree prefix."""
+    from spmd._src.sharding import PartitionSpec, Sharding, resolve_spec
+
+    def one(s):
+        if s is None or isinstance(s, Sharding):
+            return s
+        if isinstance(s, PartitionSpec):
+            return resolve_spec(s, f"jit {who}")
+        raise TypeError(f"jit {who}: expected a Sharding or PartitionSpec, got {type(s).__name__}")
+
+    n = treedef.num_leaves
+    if isinstance(spec_tree, (Sharding, PartitionSpec)):
+        return [one(spec_tree)] * n
+    tree = tu.tree_unflatten(treedef, [0] * n)
+    if who == "in_shardings":
+        tree = tree[0]  # the positional arguments of (args, kwargs)
+    try:
+        flat = tu.broadcast_prefix(spec_tree, tree, is_leaf=lambda x: x is None)
+    except ValueError as e:
+        raise ValueError(f"jit {who} must be a pytree prefix of the values: {e}") from None
+    return [one(s) for s in flat] + [None] * (n - len(flat))
+
+
+def _check_placement(sharding, shape, who: str) -> None:
+    from spmd._src.sharding import NamedSharding, check_divisible
+
+    if isinstance(sharding, NamedSharding):
+        try:
+            check_divisible(sharding, tuple(shape))
+        except ValueError as e:
+            raise type(e)(f"{who}: {e}") from None

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import core, dtypes
+from spmd._src import sharding as shd
 
 
 class Array:
@@ -132,6 +133,45 @@ class Array:
             return format(self._value[()], spec)
         return format(self._value, spec)
 
+    # -- placement -------------------------------------------------------------------------
+    @property
+    def sharding(self) -> shd.Sharding:
+        s = self._sharding
+        return shd.default_sharding() if s is None else s
+
+    @property
+    def committed(self) -> bool:
+        return self._committed
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return self.sharding.is_fully_addressable
+
+    def devices(self) -> set:
+        return self.sharding.device_set
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """This process's shards: each a view of the global buffer (no copy)."""
+        s = self.sharding
+        replica = shd.shard_replica_ids(s, self.shape)
+        out = []
+        for device, idx in s.addressable_devices_indices_map(self.shape).items():
+            data = Array(self._value[idx], self.weak_type, shd.SingleDeviceSharding(device))
+            out.append(Shard(device, idx, replica[device], data))
+        return out
+
+    @property
+    def global_shards(self) -> list[Shard]:
+        return self.addressable_shards
+
+    def addressable_data(self, index: int) -> Array:
+        return self.addressable_shards[index].data
+
     def is_deleted(self) -> bool:
         return False
 
@@ -144,6 +184,21 @@ class Array:
 
     def __repr__(self) -> str:
         return array_repr(self._value, self.weak_type)
+
+
+class Shard:
+    """One device's part of an Array: its device, index (slices), replica id and data."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index: tuple, replica_id: int, data: Array) -> None:
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self) -> str:
+        return (
+            f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+            f"data={self.data})"
+        )
 
 
 def _reconstruct(value, weak_type):

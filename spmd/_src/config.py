@@ -158,6 +158,12 @@ config.define(
     "Raise FloatingPointError when an operation produces a NaN.",
 )
 config.define(
+    "spmd_default_axis_types",
+    os.environ.get("SPMD_DEFAULT_AXIS_TYPES", "auto"),
+    lambda v: v in ("auto", "explicit"),
+    "Default axis types of make_mesh: 'auto' (the seeds' semantics) or 'explicit' (JAX 0.10's).",
+)
+config.define(
     "spmd_jit_cache_size",
     int(os.environ.get("SPMD_JIT_CACHE_SIZE", "4096")),
     lambda v: isinstance(v, int) and v > 0,

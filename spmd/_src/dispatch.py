@@ -22,7 +22,7 @@ from spmd._src import core, dtypes
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
 from spmd._src.errors import UnexpectedTracerError
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 
 # ---------------------------------------------------------------------------------------------
 # Eager
@@ -103,10 +103,12 @@ def _eager_out_aval(prim: core.Primitive, sig: tuple, params: dict) -> Any:
 
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
     sig, vals = [], []
+    sharded = False
     for x in args:
         if type(x) is Array:
             v = x._value
             sig.append((v.shape, v.dtype, x.weak_type))
+            sharded = sharded or x._sharding is not None
         else:
             a, v = _aval_and_value(x)
             sig.append((a.shape, a.dtype, a.weak_type))
@@ -114,8 +116,25 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     out_aval = _eager_out_aval(prim, tuple(sig), params)
     out = run_quietly(prim.impl, *vals, **params)
     if prim.multiple_results:
-        return [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
-    return _as_result(out, out_aval)
+        outs = [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
+    else:
+        outs = _as_result(out, out_aval)
+    if sharded or prim in sharding_rules.sets_sharding:
+        _attach_shardings(prim, args, sig, params, outs)
+    return outs
+
+
+def _attach_shardings(prim, args, sig, params, outs) -> None:
+    # In one process the data is the global buffer: the result is computed as if unsharded
+    # and carries the sharding the propagation rule gives (as JAX's result would have).
+    shardings = [x._sharding if type(x) is Array else None for x in args]
+    avals = [ShapedArray(*s) for s in sig]
+    out_s = sharding_rules.propagate(prim, shardings, avals, params)
+    if out_s is None:
+        return
+    for o, s in zip(outs, out_s) if prim.multiple_results else [(outs, out_s)]:
+        o._sharding = s
+        o._committed = True
 
 
 core.set_eager_apply(apply_primitive)
@@ -242,6 +261,7 @@ def _jit_inline(*args, jaxpr: ClosedJaxpr, name: str, **_):
 
 jit_p.def_impl(_jit_impl)
 batching.primitive_batchers[jit_p] = _jit_batch_rule
+sharding_rules.call_jaxprs[jit_p] = lambda eqn: eqn.params["jaxpr"].jaxpr
 ad.call_inline_rules[jit_p] = _jit_inline
 jit_p.def_abstract_eval(_jit_abstract_eval)
 compile_rules[jit_p] = _jit_compile

@@ -134,8 +134,12 @@ def batch_fun(
     returns the output values and their batch dimensions (``None``: unbatched)."""
     trace = BatchTrace(core.trace_ctx.trace, axis_data)
     tracers = [trace.wrap(v, d) for v, d in zip(in_vals, in_dims, strict=True)]
-    with core.set_current_trace(trace), core.extend_axis_env(axis_data.name, axis_data.size):
-        outs = fun(*tracers)
+    with core.set_current_trace(trace):
+        if axis_data.name is None:
+            outs = fun(*tracers)
+        else:
+            with core.extend_axis_env(axis_data.name, axis_data.size):
+                outs = fun(*tracers)
     return batch_subtrace_values(trace, outs)
 
 

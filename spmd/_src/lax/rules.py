@@ -24,7 +24,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters.ad import Zero
 
 # ---------------------------------------------------------------------------------------------
@@ -72,7 +72,9 @@ def _vectorized_batcher(prim: core.Primitive) -> Callable:
 
 
 def defvectorized(prim: core.Primitive) -> None:
+    """Batching and sharding rules of a one-operand elementwise primitive."""
     batching.primitive_batchers[prim] = _vectorized_batcher(prim)
+    sharding_rules.sharding_rules[prim] = sharding_rules.unary_rule
 
 
 def _broadcast_batcher(prim: core.Primitive) -> Callable:
@@ -112,7 +114,9 @@ def _broadcast_batcher(prim: core.Primitive) -> Callable:
 
 
 def defbroadcasting(prim: core.Primitive) -> None:
+    """Batching and sharding rules of an n-ary broadcasting elementwise primitive."""
     batching.primitive_batchers[prim] = _broadcast_batcher(prim)
+    sharding_rules.sharding_rules[prim] = sharding_rules.elementwise_rule
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,193 @@
+"""Pictures of shardings: which device holds which block of an array.
+
+``visualize_array_sharding(x)`` prints the same boxes as JAX for 1-D and 2-D arrays (a cell per
+shard, labelled with the devices holding it, sized by the shard's extent), and beyond JAX draws
+arrays of any rank as one 2-D picture of the last two dimensions per shard of the leading
+dimensions, with the memory kind noted when it is not ``device``. ``sharding_text`` returns the
+picture as plain text (what tests compare).
+
+>>> print(sharding_text((8,), NamedSharding(make_mesh((8,), ("x",)), P("x"))))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from spmd._src import core
+from spmd._src.array import Array
+from spmd._src.sharding import Sharding
+
+
+def _shard_grid(shape: tuple[int, ...], sharding: Sharding):
+    """Per 2-D block (row, col): the device ids holding it and its relative extent."""
+    cells: dict[tuple[int, int], set[int]] = {}
+    extent: dict[tuple[int, int], tuple[float | None, float]] = {}
+    for d, idx in sharding.devices_indices_map(shape).items():
+        starts, sizes = [], []
+        for n, s in zip(shape, idx):
+            lo = 0 if s.start is None else s.start
+            hi = n if s.stop is None else s.stop
+            size = hi - lo
+            starts.append(lo // size if size else 0)
+            sizes.append(size)
+        if len(shape) == 2:
+            key = (starts[0], starts[1])
+            extent[key] = (sizes[0] / shape[0], sizes[1] / shape[1])
+        else:
+            key = (0, starts[0])
+            extent[key] = (None, sizes[0] / shape[0])
+        cells.setdefault(key, set()).add(d.id)
+    return cells, extent
+
+
+def _render_2d(shape, sharding, *, scale: float, min_width: int, max_width: int) -> str:
+    import rich.align
+    import rich.box
+    import rich.console
+    import rich.padding
+    import rich.table
+
+    base_height = int(10 * scale)
+    aspect = (shape[1] if len(shape) == 2 else 1) / shape[0]
+    base_width = int(base_height * aspect)
+    # Terminal cells are about 2.5 times as tall as they are wide.
+    width_per_height = 2.5
+    kind = next(iter(sharding.device_set)).platform.upper()
+    cells, extent = _shard_grid(tuple(shape), sharding)
+    rows = max(r for r, _ in cells) + 1
+    cols = max(c for _, c in cells) + 1
+    table = rich.table.Table(
+        show_header=False,
+        show_lines=True,
+        padding=0,
+        highlight=True,
+        pad_edge=False,
+        box=rich.box.SQUARE,
+    )
+    for i in range(rows):
+        row = []
+        for j in range(cols):
+            label = f"{kind} " + ",".join(str(k) for k in sorted(cells[i, j]))
+            h_frac, w_frac = extent[i, j]
+            width = min(max(int(w_frac * base_width * width_per_height), min_width), max_width)
+            height = 1 if h_frac is None else int(h_frac * base_height)
+            left, extra = divmod(width - len(label) - 2, 2)
+            top, extra_v = divmod(height - 2, 2)
+            pad = (max(top, 0), max(left + extra, 0), max(top + extra_v, 0), max(left, 0))
+            row.append(
+                rich.padding.Padding(rich.align.Align(label, "center", vertical="middle"), pad)
+            )
+        table.add_row(*row)
+    buf = io.StringIO()
+    console = rich.console.Console(
+        width=max_width, file=buf, color_system=None, force_terminal=False, highlight=False
+    )
+    console.print(table, end="\n\n")
+    return buf.getvalue()
+
+
+def sharding_text(
+    shape: Sequence[int],
+    sharding: Sharding,
+    *,
+    scale: float = 1.0,
+    min_width: int = 9,
+    max_width: int = 80,
+) -> str:
+    """The picture of ``sharding`` over an array of ``shape``, as plain text."""
+    shape = tuple(shape)
+    memory = getattr(sharding, "memory_kind", "device")
+    note = f"memory kind: {memory}\n" if memory != "device" else ""
+    if len(shape) in (1, 2):
+        return note + _render_2d(
+            shape, sharding, scale=scale, min_width=min_width, max_width=max_width
+        )
+    if len(shape) == 0:
+        kind = next(iter(sharding.device_set)).platform.upper()
+        ids = ",".join(str(d.id) for d in sorted(sharding.device_set, key=lambda d: d.id))
+        return note + f"{kind} {ids}  (scalar)\n\n"
+    # Beyond JAX: one picture of the last two dimensions per block of the leading ones.
+    lead = shape[:-2]
+    blocks: dict[tuple, dict] = {}
+    for d, idx in sharding.devices_indices_map(shape).items():
+        key = tuple(
+            (0 if s.start is None else s.start, n if s.stop is None else s.stop)
+            for s, n in zip(idx[:-2], lead)
+        )
+        blocks.setdefault(key, {})[d] = idx[-2:]
+    out = [note]
+    for key in sorted(blocks):
+        sub = _SubSharding(blocks[key], sharding)
+        header = ", ".join(f"{lo}:{hi}" for lo, hi in key)
+        out.append(f"[{header}, :, :]\n")
+        out.append(
+            _render_2d(shape[-2:], sub, scale=scale, min_width=min_width, max_width=max_width)
+        )
+    return "".join(out)
+
+
+class _SubSharding:
+    """The devices_indices_map restricted to one block of the leading dimensions."""
+
+    def __init__(self, mapping: dict, parent: Sharding) -> None:
+        self._map = mapping
+        self.device_set = set(mapping)
+        self.memory_kind = getattr(parent, "memory_kind", "device")
+
+    def devices_indices_map(self, shape):
+        return self._map
+
+
+def visualize_sharding(
+    shape: Sequence[int],
+    sharding: Sharding,
+    *,
+    use_color: bool = True,
+    scale: float = 1.0,
+    min_width: int = 9,
+    max_width: int = 80,
+    color_map: Any = None,
+) -> None:
+    """Print the picture of ``sharding`` over an array of ``shape``."""
+    print(
+        sharding_text(shape, sharding, scale=scale, min_width=min_width, max_width=max_width),
+        end="",
+    )
+
+
+def visualize_array_sharding(arr: Any, **kwargs: Any) -> None:
+    """Print which device holds which part of ``arr``.
+
+    >>> visualize_array_sharding(jnp.arange(8.0))  # doctest: +SKIP
+    """
+    if isinstance(arr, core.Tracer):
+        raise TypeError(
+            "visualize_array_sharding needs a concrete array; inside jit use "
+            "spmd.debug.inspect_array_sharding(x, callback=...)"
+        )
+    if not isinstance(arr, Array):
+        arr = Array(arr)
+    visualize_sharding(arr.shape, arr.sharding, **kwargs)
+
+
+def inspect_array_sharding(value: Any, *, callback: Callable[[Sharding], None]) -> None:
+    """Call ``callback`` with the sharding of each array in ``value``."""
+    from spmd._src import tree_util as tu
+
+    for leaf in tu.tree_leaves(value):
+        if isinstance(leaf, core.Tracer):
+            raise NotImplementedError(
+                "inspect_array_sharding inside jit is not supported yet: the sharding of a traced "
+                "value is known once jit propagates shardings"
+            )
+        callback(leaf.sharding if isinstance(leaf, Array) else Array(leaf).sharding)
+
+
+__all__ = [
+    "inspect_array_sharding",
+    "sharding_text",
+    "visualize_array_sharding",
+    "visualize_sharding",
+]

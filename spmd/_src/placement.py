@@ -1,0 +1,193 @@
+"""Placing arrays on devices: device_put, building arrays from shards, typeof.
+
+In one process an Array's data is the global buffer and a sharding says which device holds
+which block; placing an array is checking the sharding against its shape and attaching it.
+
+>>> mesh = spmd.make_mesh((2, 4), ("x", "y"))
+>>> x = spmd.device_put(jnp.arange(32.0).reshape(4, 8), NamedSharding(mesh, P("x", "y")))
+>>> x.addressable_shards[1].index
+(slice(0, 2, None), slice(2, 4, None))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src import devices as dev
+from spmd._src import tree_util as tu
+from spmd._src.array import Array
+from spmd._src.mesh import AxisType
+from spmd._src.sharding import (
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    SingleDeviceSharding,
+    check_divisible,
+    check_rank,
+    resolve_spec,
+    spec_axes,
+)
+
+
+def _to_sharding(target: Any, who: str) -> Sharding | None:
+    if target is None:
+        return None
+    if isinstance(target, Sharding):
+        return target
+    if isinstance(target, dev.CpuDevice):
+        return SingleDeviceSharding(target)
+    if isinstance(target, PartitionSpec):
+        return resolve_spec(target, who)
+    raise TypeError(
+        f"{who}: expected a device, a Sharding or a PartitionSpec, got {type(target).__name__}"
+    )
+
+
+def _check_fits(sharding: Sharding, shape: tuple[int, ...], who: str) -> None:
+    if isinstance(sharding, NamedSharding):
+        try:
+            check_rank(sharding, len(shape))
+            check_divisible(sharding, shape)
+        except ValueError as e:
+            raise type(e)(f"{who}: {e}") from None
+
+
+def _put_one(x: Any, sharding: Sharding | None, who: str) -> Any:
+    if isinstance(x, core.Tracer):
+        # Inside a transformation a placement is a constraint; jit's propagation reads it.
+        if sharding is None:
+            return x
+        from spmd._src.lax.sharding import sharding_constraint
+
+        return sharding_constraint(x, sharding)
+    if isinstance(x, Array):
+        value, weak = x._value, x.weak_type
+    else:
+        if not core.valid_jaxtype(x):
+            raise TypeError(f"{who}: {type(x).__name__} is not a valid array type")
+        aval = core.get_aval(x)
+        value = np.asarray(x)
+        if value.dtype != aval.dtype:
+            value = value.astype(aval.dtype)
+        weak = aval.weak_type
+    if sharding is None:
+        if isinstance(x, Array):
+            return x
+        return Array(value, weak)
+    _check_fits(sharding, value.shape, who)
+    return Array(value, weak, sharding)
+
+
+def device_put(
+    x: Any, device: Any = None, *, src: Any = None, donate: Any = False, may_alias: Any = None
+) -> Any:
+    """Place ``x`` (a pytree) on ``device``: a device, a Sharding, a PartitionSpec (with a
+    mesh in context), or a pytree prefix of those.
+
+    >>> spmd.device_put(jnp.arange(4), spmd.devices()[1]).devices()
+    {CpuDevice(id=1)}
+    """
+    leaves, treedef = tu.tree_flatten(x)
+    if isinstance(device, (Sharding, dev.CpuDevice, PartitionSpec)) or device is None:
+        targets = [device] * len(leaves)
+    else:
+        targets = tu.broadcast_prefix(device, x)
+    outs = [
+        _put_one(leaf, _to_sharding(t, "device_put"), "device_put")
+        for leaf, t in zip(leaves, targets)
+    ]
+    return tu.tree_unflatten(treedef, outs)
+
+
+def device_get(x: Any) -> Any:
+    """The values of ``x`` (a pytree) as NumPy arrays."""
+    return tu.tree_map(lambda a: np.asarray(a) if isinstance(a, Array) else a, x)
+
+
+def make_array_from_callback(
+    shape: Sequence[int], sharding: Sharding, data_callback: Callable[[tuple], Any], dtype=None
+) -> Array:
+    """Build an Array of ``shape`` whose every shard is ``data_callback(index)``."""
+    shape = tuple(int(s) for s in shape)
+    _check_fits(sharding, shape, "make_array_from_callback")
+    buf = None
+    for device, idx in sharding.addressable_devices_indices_map(shape).items():
+        block = np.asarray(data_callback(idx))
+        if buf is None:
+            dt = dtypes.canonicalize_dtype(dtype if dtype is not None else block.dtype)
+            buf = np.empty(shape, dt)
+        want = buf[idx].shape
+        if block.shape != want:
+            raise ValueError(
+                f"make_array_from_callback: the callback returned shape {block.shape} for "
+                f"device {device} at index {idx}, but the shard shape is {want}."
+            )
+        buf[idx] = block
+    return Array(buf, False, sharding)
+
+
+def make_array_from_single_device_arrays(
+    shape: Sequence[int], sharding: Sharding, arrays: Sequence[Any], *, dtype=None
+) -> Array:
+    """Build an Array from one array per addressable device (in the sharding's device order)."""
+    shape = tuple(int(s) for s in shape)
+    imap = sharding.addressable_devices_indices_map(shape)
+    if len(arrays) != len(imap):
+        raise ValueError(
+            f"make_array_from_single_device_arrays: {len(arrays)} arrays given for "
+            f"{len(imap)} addressable devices of {sharding}."
+        )
+    by_device = {}
+    for a in arrays:
+        d = next(iter(a.devices())) if isinstance(a, Array) else None
+        by_device[d] = a
+    ordered = [by_device.get(d, a) for d, a in zip(imap, arrays)]
+    it = iter(ordered)
+    return make_array_from_callback(shape, sharding, lambda idx: np.asarray(next(it)), dtype)
+
+
+class TypeOf:
+    """``spmd.typeof(x)``: an array type with its sharding, e.g. ``float32[4@x,8@y]`` where
+    dimensions are sharded over Explicit mesh axes."""
+
+    def __init__(self, aval: core.ShapedArray, sharding: Sharding | None) -> None:
+        self.shape, self.dtype, self.weak_type = aval.shape, aval.dtype, aval.weak_type
+        self.sharding = sharding
+
+    def __str__(self) -> str:
+        dims = [str(d) for d in self.shape]
+        s = self.sharding
+        if isinstance(s, NamedSharding):
+            types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
+            for i, e in enumerate(s.spec._normalized(len(self.shape))):
+                axes = [a for a in spec_axes(e) if types.get(a) == AxisType.Explicit]
+                if axes:
+                    dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
+        return f"{self.dtype.name}[{','.join(dims)}]"
+
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TypeOf) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+def typeof(x: Any) -> TypeOf:
+    """The type of ``x`` with its sharding (``float32[4@x,8@y]``)."""
+    aval = core.get_aval(x)
+    return TypeOf(aval, x.sharding if isinstance(x, Array) else None)
+
+
+__all__ = [
+    "device_get",
+    "device_put",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
+    "typeof",
+]
