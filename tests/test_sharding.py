@@ -185,3 +185,23 @@ def test_error_unknown_memory_kind():
 def test_error_bare_spec_without_mesh():
     with pytest.raises(ValueError, match="needs a mesh"):
         spmd.device_put(jnp.ones(8), P("x"))
+
+
+def test_device_count_from_environment_and_config():
+    import os
+    import subprocess
+    import sys
+
+    def count(env, code="import spmd; print(spmd.device_count())"):
+        e = {k: v for k, v in os.environ.items() if k not in ("SPMD_NUM_DEVICES", "XLA_FLAGS")}
+        e.update(env)
+        out = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True)
+        return out.stdout.strip() or out.stderr.strip().splitlines()[-1]
+
+    assert count({}) == "8"
+    assert count({"SPMD_NUM_DEVICES": "4"}) == "4"
+    assert count({"XLA_FLAGS": "--xla_force_host_platform_device_count=3"}) == "3"
+    code = "import spmd; spmd.config.update('jax_num_cpu_devices', 2); print(spmd.device_count())"
+    assert count({}, code) == "2"
+    late = "import spmd; spmd.devices(); spmd.config.update('jax_num_cpu_devices', 2)"
+    assert "RuntimeError" in count({}, late)

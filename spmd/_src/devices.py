@@ -187,6 +187,16 @@ def _check_backend(name: str | None) -> None:
         )
 
 
+def _on_num_devices_change(value: int) -> None:
+    if _backend is not None and value != len(_backend.local):
+        raise RuntimeError(
+            f"jax_num_cpu_devices={value} was set after the devices were first used (this "
+            f"process already has {len(_backend.local)}); set it before using any array or device."
+        )
+
+
+config._options["jax_num_cpu_devices"].on_change = _on_num_devices_change
+
 __all__ = [
     "CpuDevice",
     "Memory",
