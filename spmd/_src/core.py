@@ -341,6 +341,18 @@ class Tracer:
         raise TypeError("traced arrays cannot be pickled")
 
 
+def concrete_or_error(force: Callable | None, val: Any, context: str = "") -> Any:
+    """``force(val)`` for a concrete value; for a tracer, a ConcretizationTypeError that says
+    what needed the concrete value (``context``) and why the tracer has none."""
+    if isinstance(val, Tracer):
+        why = val._trace.describe_tracer(val)
+        raise ConcretizationTypeError(
+            f"Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {val.aval.str_short()}.\n{context}\n{why}"
+        )
+    return val if force is None else force(val)
+
+
 # ---------------------------------------------------------------------------------------------
 # The jaxpr IR
 

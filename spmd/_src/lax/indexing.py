@@ -22,10 +22,12 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
+from spmd._src.interpreters import ad, batching
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
-from spmd._src.util import canonicalize_axis
+from spmd._src.lax.rules import bdim_at_front, defjvp, moveaxis
+from spmd._src.util import canonicalize_axis, prod
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
@@ -190,6 +192,60 @@ dynamic_slice_p.def_impl(_dynamic_slice_impl)
 dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
 
 
+def _batch_dynamic_slice_indices(starts, dims, size: int) -> tuple[Any, int | None]:
+    """The scalar start operands as one gather/scatter index array: shape ``(n,)`` when no
+    start is batched, else ``(size, n)`` with the batch dimension first."""
+    if not starts:
+        return core.make_concrete(np.zeros((0,), np.int32), False), None
+    if all(d is None for d in dims):
+        return lax_shape.concatenate([lax_shape.broadcast(i, (1,)) for i in starts], 0), None
+    columns = [
+        lax_shape.broadcast_in_dim(i, (size, 1), () if d is None else (0,))
+        for i, d in zip(starts, dims)
+    ]
+    return lax_shape.concatenate(columns, 1), 0
+
+
+def _dynamic_slice_vmap(axis_data, vals, dims, *, slice_sizes):
+    # A dynamic slice is a gather with one index vector: batching it is gather's batching
+    # (clamped, as dynamic_slice clamps its starts).
+    (x, *starts), (xd, *sds) = vals, dims
+    all_dims = tuple(range(len(slice_sizes)))
+    dn = GatherDimensionNumbers(
+        offset_dims=all_dims, collapsed_slice_dims=(), start_index_map=all_dims
+    )
+    index, index_d = _batch_dynamic_slice_indices(starts, sds, axis_data.size)
+    return _gather_vmap(
+        axis_data,
+        [x, index],
+        [xd, index_d],
+        dimension_numbers=dn,
+        slice_sizes=slice_sizes,
+        unique_indices=True,
+        indices_are_sorted=True,
+        mode=GatherScatterMode.CLIP,
+        fill_value=None,
+    )
+
+
+def _dynamic_slice_jvp(primals, tangents, primal_out, *, slice_sizes):
+    g = tangents[0]
+    if type(g) is ad.Zero:
+        return ad.Zero.from_value(primal_out)
+    return dynamic_slice_p.bind(g, *primals[1:], slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *starts, slice_sizes):
+    # The cotangent goes back into the (equally clamped) window of a zero operand.
+    zeros = lax_shape.full(x.aval.shape, 0, x.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
+
+
+batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_vmap
+ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
+ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
+
+
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     """``operand`` with the block ``update`` written at ``start_indices`` (clamped so the
     block fits, as in ``dynamic_slice``).
@@ -238,6 +294,53 @@ def _dynamic_update_slice_impl(operand, update, *starts):
 dynamic_update_slice_p = core.Primitive("dynamic_update_slice")
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
 dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_abstract_eval)
+
+
+def _dynamic_update_slice_vmap(axis_data, vals, dims):
+    # A scatter of one window: batching it is scatter's batching.
+    (x, u, *starts), (xd, ud, *sds) = vals, dims
+    window = tuple(range(np.ndim(u) - (ud is not None)))
+    dn = ScatterDimensionNumbers(
+        update_window_dims=window, inserted_window_dims=(), scatter_dims_to_operand_dims=window
+    )
+    index, index_d = _batch_dynamic_slice_indices(starts, sds, axis_data.size)
+    return _scatter_vmap(
+        scatter_p,
+        axis_data,
+        [x, index, u],
+        [xd, index_d, ud],
+        dimension_numbers=dn,
+        indices_are_sorted=True,
+        unique_indices=True,
+        mode=GatherScatterMode.CLIP,
+        update_jaxpr=None,
+        update_consts=(),
+    )
+
+
+def _dynamic_update_slice_jvp(primals, tangents, primal_out):
+    # Linear in operand and update jointly; the start indices carry no tangent.
+    gx, gu = tangents[:2]
+    if type(gx) is ad.Zero and type(gu) is ad.Zero:
+        return ad.Zero.from_value(primal_out)
+    return dynamic_update_slice_p.bind(ad.instantiate(gx), ad.instantiate(gu), *primals[2:])
+
+
+def _dynamic_update_slice_transpose(ct, x, u, *starts):
+    u_shape = u.aval.shape if ad.is_undefined_primal(u) else np.shape(u)
+    x_ct = u_ct = None
+    if ad.is_undefined_primal(x):
+        # What the update overwrote gets no cotangent.
+        zeros = lax_shape.full(u_shape, 0, core.get_aval(ct).dtype)
+        x_ct = dynamic_update_slice_p.bind(ct, zeros, *starts)
+    if ad.is_undefined_primal(u):
+        u_ct = dynamic_slice_p.bind(ct, *starts, slice_sizes=tuple(u_shape))
+    return [x_ct, u_ct] + [None] * len(starts)
+
+
+batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_vmap
+ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+ad.primitive_transposes[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 
 
 def _in_dim_starts(operand, start_index, axis: int, fn: str) -> tuple[int, list[Any]]:
@@ -368,7 +471,13 @@ class ScatterDimensionNumbers(NamedTuple):
 def _canonical_dnums(dn, cls):
     if not all(hasattr(dn, f) for f in cls._fields[:3]):
         raise TypeError(f"dimension_numbers must be a {cls.__name__}, got {dn!r}")
-    return cls(*(tuple(_ints(getattr(dn, f, ()))) for f in cls._fields))
+    # NumPy integers are kept (JAX's batching rules compute dimension numbers with NumPy, and
+    # its printed programs show them as np.int64).
+    return cls(*(tuple(_dim_ints(getattr(dn, f, ()))) for f in cls._fields))
+
+
+def _dim_ints(xs: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(x if isinstance(x, np.integer) else operator.index(x) for x in xs)
 
 
 def _check_dims(fn: str, what: str, dims: Sequence[int], rank: int, *, sorted_: bool = False):
@@ -649,6 +758,113 @@ def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, mode, fill
 gather_p = core.Primitive("gather")
 gather_p.def_impl(_gather_impl)
 gather_p.def_abstract_eval(_gather_abstract_eval)
+
+
+def _shift(dims: Sequence[int]) -> tuple[int, ...]:
+    # Computed with NumPy, as JAX does: printed programs show np.int64 dimension numbers.
+    return tuple(np.add(1, dims, dtype=np.int64)) if dims else ()
+
+
+def _gather_vmap(
+    axis_data,
+    vals,
+    dims,
+    *,
+    dimension_numbers,
+    slice_sizes,
+    unique_indices,
+    indices_are_sorted,
+    mode,
+    fill_value,
+):
+    (x, idx), (xd, idd) = vals, dims
+    dn = dimension_numbers
+    params = dict(indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value)
+    if idd is None:
+        # Only the operand is batched: its batch dimension is one more (whole) window
+        # dimension, placed first in the result.
+        x = moveaxis(x, xd, 0)
+        new_dn = GatherDimensionNumbers(
+            offset_dims=(0, *_shift(dn.offset_dims)),
+            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+            start_index_map=_shift(dn.start_index_map),
+            operand_batching_dims=_shift(dn.operand_batching_dims),
+            start_indices_batching_dims=dn.start_indices_batching_dims,
+        )
+        out = gather_p.bind(
+            x,
+            idx,
+            dimension_numbers=new_dn,
+            slice_sizes=(np.shape(x)[0], *slice_sizes),
+            unique_indices=unique_indices,
+            **params,
+        )
+        return out, 0
+    idx = moveaxis(idx, idd, 0)
+    if xd is None:
+        # Only the indices are batched: one more batch dimension of index vectors, first in
+        # the result. Indices of different batch elements may repeat one another.
+        new_dn = GatherDimensionNumbers(
+            offset_dims=tuple(d + 1 for d in dn.offset_dims),
+            collapsed_slice_dims=dn.collapsed_slice_dims,
+            start_index_map=dn.start_index_map,
+            operand_batching_dims=dn.operand_batching_dims,
+            start_indices_batching_dims=_shift(dn.start_indices_batching_dims),
+        )
+        out = gather_p.bind(
+            x,
+            idx,
+            dimension_numbers=new_dn,
+            slice_sizes=slice_sizes,
+            unique_indices=False,
+            indices_are_sorted=False,
+            mode=mode,
+            fill_value=fill_value,
+        )
+        return out, 0
+    # Both batched: the batch dimensions of operand and indices are paired (XLA's batching
+    # dimensions), so element b of the batch reads only operand b.
+    x = moveaxis(x, xd, 0)
+    new_dn = GatherDimensionNumbers(
+        offset_dims=_shift(dn.offset_dims),
+        collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+        start_index_map=_shift(dn.start_index_map),
+        operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
+        start_indices_batching_dims=(0, *_shift(dn.start_indices_batching_dims)),
+    )
+    out = gather_p.bind(
+        x,
+        idx,
+        dimension_numbers=new_dn,
+        slice_sizes=(0 if np.shape(x)[0] == 0 else 1, *slice_sizes),
+        unique_indices=unique_indices,
+        **params,
+    )
+    return out, 0
+
+
+def _gather_jvp(g, x, idx, *, dimension_numbers, slice_sizes, fill_value, **params):
+    # Windows out of bounds read the fill value, a constant: their tangent is 0.
+    return gather(g, idx, dimension_numbers, slice_sizes, fill_value=0, **params)
+
+
+def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, fill_value, **params):
+    # Each window read goes back with a scatter-add, so repeated reads accumulate.
+    dn = dimension_numbers
+    zeros = lax_shape.full(x.aval.shape, 0, core.get_aval(ct).dtype)
+    scatter_dn = ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims,
+        inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims,
+    )
+    return [scatter_add(zeros, idx, ct, scatter_dn, **params), None]
+
+
+batching.primitive_batchers[gather_p] = _gather_vmap
+defjvp(gather_p, _gather_jvp, None)
+ad.primitive_transposes[gather_p] = _gather_transpose
 
 
 # ---------------------------------------------------------------------------------------------
@@ -946,6 +1162,251 @@ def _apply_update_jaxpr(jaxpr: core.Jaxpr, values: np.ndarray) -> np.ndarray:
         (out,) = core.eval_jaxpr(jaxpr, [], values, np.zeros_like(values))
     return np.asarray(out, values.dtype)
 
+
+# ---------------------------------------------------------------------------------------------
+# scatter: batching, JVP and transpose rules (shared by the scatter family)
+
+
+def _inverse_gather(operand, indices, dn: ScatterDimensionNumbers, updates_shape, **kwargs):
+    """The gather reading back, for every update, the operand window a scatter with ``dn``
+    writes it to (the transpose of scatter-add in its updates)."""
+    gather_dn = GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims,
+        collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims,
+    )
+    window = iter(dn.update_window_dims)
+    collapsed = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    sizes = [1 if d in collapsed else updates_shape[next(window)] for d in range(np.ndim(operand))]
+    return gather(operand, indices, gather_dn, sizes, **kwargs)
+
+
+def _scatter_vmap(prim, axis_data, vals, dims, *, dimension_numbers, **params):
+    (x, idx, u), (xd, idd, ud) = vals, dims
+    dn = dimension_numbers
+    size = axis_data.size
+    # The operand (and updates) get the batch dimension in front, broadcast when unbatched:
+    # every batch element writes into its own copy.
+    x = bdim_at_front(x, xd, size)
+    u = bdim_at_front(u, ud, size)
+    if idd is None:
+        # Shared indices: the batch dimension is one more (whole) window dimension.
+        new_dn = ScatterDimensionNumbers(
+            update_window_dims=(0, *_shift(dn.update_window_dims)),
+            inserted_window_dims=_shift(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=_shift(dn.operand_batching_dims),
+            scatter_indices_batching_dims=dn.scatter_indices_batching_dims,
+        )
+    else:
+        # Batched indices: pair the batch dimensions of operand and indices.
+        idx = bdim_at_front(idx, idd, size)
+        new_dn = ScatterDimensionNumbers(
+            update_window_dims=_shift(dn.update_window_dims),
+            inserted_window_dims=_shift(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
+            scatter_indices_batching_dims=(0, *_shift(dn.scatter_indices_batching_dims)),
+        )
+    return prim.bind(x, idx, u, dimension_numbers=new_dn, **params), 0
+
+
+def _scatter_params(params) -> dict[str, Any]:
+    # Keyword arguments of the scatter wrappers taken from a scatter equation's parameters.
+    return dict(
+        indices_are_sorted=params["indices_are_sorted"],
+        unique_indices=params["unique_indices"],
+        mode=params["mode"],
+    )
+
+
+def _scatter_addsub_jvp(prim, primals, tangents, primal_out, *, dimension_numbers, **params):
+    # Linear in operand and updates jointly.
+    gx, _, gu = tangents
+    if type(gx) is ad.Zero and type(gu) is ad.Zero:
+        return ad.Zero.from_value(primal_out)
+    gx, gu = ad.instantiate(gx), ad.instantiate(gu)
+    return prim.bind(gx, primals[1], gu, dimension_numbers=dimension_numbers, **params)
+
+
+def _scatter_addsub_transpose(prim, ct, x, idx, u, *, dimension_numbers, **params):
+    x_ct = ct if ad.is_undefined_primal(x) else None
+    u_ct = None
+    if ad.is_undefined_primal(u):
+        # Each update receives the cotangent of the window it was added to (dropped updates
+        # read 0 with the fill mode).
+        u_ct = _inverse_gather(
+            ct, idx, dimension_numbers, u.aval.shape, mode=params["mode"], fill_value=0
+        )
+        if prim is scatter_sub_p:
+            u_ct = lax_elem.neg(u_ct)
+    return [x_ct, None, u_ct]
+
+
+def _scatter_mul_jvp_updates(g, x, idx, u, *, dimension_numbers, **params):
+    if not params["unique_indices"]:
+        raise NotImplementedError(
+            "scatter_mul: the derivative with respect to the updates is only implemented with "
+            "unique_indices=True (as in JAX): with repeated indices each update's derivative "
+            "is the product of the others."
+        )
+    spread = scatter_add(
+        lax_shape.full(np.shape(x), 0, core.get_aval(g).dtype),
+        idx,
+        g,
+        dimension_numbers,
+        **_scatter_params(params),
+    )
+    return lax_elem.mul(x, spread)
+
+
+def _scatter_mul_transpose(ct, x, idx, u, *, dimension_numbers, **params):
+    x_ct = u_ct = None
+    if ad.is_undefined_primal(x):
+        # Linear in the operand: each element is scaled by the product of its updates.
+        x_ct = scatter_mul(ct, idx, u, dimension_numbers, **_scatter_params(params))
+    if ad.is_undefined_primal(u):
+        if not params["unique_indices"]:
+            raise NotImplementedError(
+                "scatter_mul: the transpose with respect to the updates is only implemented "
+                "with unique_indices=True (as in JAX)."
+            )
+        u_ct = _inverse_gather(
+            lax_elem.mul(ct, x),
+            idx,
+            dimension_numbers,
+            u.aval.shape,
+            mode=params["mode"],
+            fill_value=0,
+        )
+    return [x_ct, None, u_ct]
+
+
+def _select(pred, on_true, on_false):
+    return lax_elem.select_n(pred, on_false, on_true)
+
+
+def _zeros_like(x, dtype=None):
+    a = core.get_aval(x)
+    return lax_shape.full(a.shape, 0, a.dtype if dtype is None else dtype)
+
+
+def _scatter_extremal_jvp(primals, tangents, primal_out, *, dimension_numbers, **params):
+    """Tangent of scatter-min/-max. Where several values tie for the extremum of an output
+    element (updates, or updates and the operand's original value), the tangent is the
+    average of theirs, as JAX does."""
+    x, idx, u = primals
+    gx, _, gu = tangents
+    if type(gx) is ad.Zero and type(gu) is ad.Zero:
+        return ad.Zero.from_value(primal_out)
+    gx, gu = ad.instantiate(gx), ad.instantiate(gu)
+    dn = dimension_numbers
+    kw = _scatter_params(params)
+    u_shape = np.shape(u)
+    fill = dict(mode=kw["mode"], fill_value=0)
+
+    def back(v):  # the value of each update's window in v
+        return _inverse_gather(v, idx, dn, u_shape, **fill)
+
+    def count(v):  # per update: the sum of v over the updates landing on its element
+        return back(scatter_add(_zeros_like(x), idx, v, dn, **kw))
+
+    el = lax_elem
+    one_u, zero_u = lax_shape.full(u_shape, 1, core.get_aval(u).dtype), _zeros_like(u)
+    target = back(primal_out)
+    won = el.eq(u, target)  # this update is (one of) the extremum
+    kept = el.eq(back(x), target)  # the original value is (one of) the extremum
+    num_won = count(_select(won, one_u, zero_u))
+    num_refs = count(one_u)
+    # Ties share the tangent: 1 / (number of extremal values). Both counts are >= 1 wherever
+    # they are used; the maxima keep NaN cases and dropped updates from dividing by zero.
+    ties = el.max(el.add(num_won, _select(kept, one_u, zero_u)), one_u)
+    share = el.div(one_u, ties)
+    u_coef = _select(won, share, zero_u)
+    x_coef = el.div(el.sub(_select(kept, share, zero_u), one_u), el.max(num_refs, one_u))
+    # Each update's window: remove the operand's share of the tangent (x_coef - 1 in total
+    # over the num_refs updates there) and add the updates' shares.
+    t_updates = el.add(el.mul(back(gx), x_coef), el.mul(gu, u_coef))
+    return scatter_add(gx, idx, t_updates, dn, **kw)
+
+
+def _scatter_jvp(primals, tangents, primal_out, *, dimension_numbers, update_jaxpr, **params):
+    if update_jaxpr is not None:
+        raise NotImplementedError(
+            "scatter_apply: differentiation is not implemented (nor in JAX); apply the "
+            "function to the whole operand and select the written elements instead."
+        )
+    x, idx, u = primals
+    gx, _, gu = tangents
+    if type(gx) is ad.Zero and type(gu) is ad.Zero:
+        return ad.Zero.from_value(primal_out)
+    gx, gu = ad.instantiate(gx), ad.instantiate(gu)
+    dn = dimension_numbers
+    kw = _scatter_params(params)
+    if params["unique_indices"]:
+        # No update overwrites another: the tangent is the same scatter of the tangents.
+        return scatter(gx, idx, gu, dn, **kw)
+    # With repeated indices one update wins each element. Find which: scatter distinct
+    # positive ids (one per update window), read back the id that landed under each update,
+    # and keep the tangents of the winners (and of the operand elements nothing wrote to).
+    # The same kernel runs the primal scatter, so the winners are the same.
+    ids_shape = list(np.shape(u))
+    for d in dn.update_window_dims:
+        ids_shape[d] = 1
+    n = prod(ids_shape)
+    id_dtype = dtypes.canonicalize_dtype(np.uint32 if n < 2**32 - 1 else np.uint64)
+    ids = lax_elem.add(
+        lax_shape.reshape(lax_shape.iota(id_dtype, n), ids_shape),
+        lax_shape.full(np.shape(u), 1, id_dtype),
+    )
+    scattered = scatter(lax_shape.full(np.shape(x), 0, id_dtype), idx, ids, dn, **kw)
+    landed = _inverse_gather(scattered, idx, dn, np.shape(u))
+    untouched = lax_elem.eq(scattered, _zeros_like(scattered))
+    won = lax_elem.eq(ids, landed)
+    gx = _select(untouched, gx, _zeros_like(gx))
+    gu = _select(won, gu, _zeros_like(gu))
+    return scatter_add(gx, idx, gu, dn, **kw)
+
+
+def _scatter_transpose(ct, x, idx, u, *, dimension_numbers, update_jaxpr, **params):
+    if not params["unique_indices"]:
+        # The JVP of a scatter with possibly repeated indices is a scatter-add (above), so
+        # only unique-index scatters are ever transposed.
+        raise NotImplementedError(
+            "scatter: the transpose is only implemented with unique_indices=True (as in JAX)."
+        )
+    u_shape = u.aval.shape if ad.is_undefined_primal(u) else np.shape(u)
+    x_ct = u_ct = None
+    kw = _scatter_params(params)
+    if ad.is_undefined_primal(x):
+        # Overwritten elements of the operand get no cotangent.
+        zeros = lax_shape.full(u_shape, 0, core.get_aval(ct).dtype)
+        x_ct = scatter(ct, idx, zeros, dimension_numbers, **kw)
+    if ad.is_undefined_primal(u):
+        u_ct = _inverse_gather(ct, idx, dimension_numbers, u_shape, mode=kw["mode"], fill_value=0)
+    return [x_ct, None, u_ct]
+
+
+_SCATTERS = (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p)
+for _prim in _SCATTERS:
+    batching.primitive_batchers[_prim] = functools.partial(_scatter_vmap, _prim)
+ad.primitive_jvps[scatter_p] = _scatter_jvp
+ad.primitive_transposes[scatter_p] = _scatter_transpose
+for _prim in (scatter_add_p, scatter_sub_p):
+    ad.primitive_jvps[_prim] = functools.partial(_scatter_addsub_jvp, _prim)
+    ad.primitive_transposes[_prim] = functools.partial(_scatter_addsub_transpose, _prim)
+defjvp(
+    scatter_mul_p,
+    lambda g, x, idx, u, **params: scatter_mul_p.bind(g, idx, u, **params),
+    None,
+    _scatter_mul_jvp_updates,
+)
+ad.primitive_transposes[scatter_mul_p] = _scatter_mul_transpose
+ad.primitive_jvps[scatter_min_p] = _scatter_extremal_jvp
+ad.primitive_jvps[scatter_max_p] = _scatter_extremal_jvp
+del _prim
 
 __all__ = [
     "GatherDimensionNumbers",

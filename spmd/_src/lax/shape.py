@@ -17,8 +17,8 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import batching
-from spmd._src.lax.rules import deflinear
+from spmd._src.interpreters import ad, batching
+from spmd._src.lax.rules import bdim_at_front, deflinear, moveaxis
 from spmd._src.lax.utils import standard_primitive
 from spmd._src.util import canonicalize_axis, prod
 
@@ -63,6 +63,28 @@ def _shape_primitive(name, shape_rule, impl, dtype_rule=_keep_dtype, weak=_same_
     return standard_primitive(name, shape_rule, dtype_rule, impl, weak_type_rule=weak)
 
 
+# The reductions and elementwise modules import this one (through rules.py) to build their own
+# rules, so they are imported when a rule runs, not at import time.
+def _reduce_sum(x, axes: Sequence[int]):
+    from spmd._src.lax.reductions import reduce_sum
+
+    return reduce_sum(x, tuple(axes)) if axes else x
+
+
+def _elementwise():
+    from spmd._src.lax import elementwise
+
+    return elementwise
+
+
+def _zero_scalar(dtype) -> Any:
+    return core.make_concrete(np.zeros((), dtype), False)
+
+
+def _bool_scalar(v: bool) -> Any:
+    return core.make_concrete(np.asarray(v, np.bool_), False)
+
+
 # ---------------------------------------------------------------------------------------------
 # broadcast_in_dim
 
@@ -73,7 +95,7 @@ def broadcast_in_dim(
     """Broadcast ``operand`` to ``shape``; operand dimension i becomes dimension
     ``broadcast_dimensions[i]`` of the result (its size must match or be 1)."""
     shape = _ints(shape)
-    bd = _ints(broadcast_dimensions)
+    bd = tuple(_int_param(d) for d in broadcast_dimensions)
     if (
         np.ndim(operand) == len(shape)
         and np.shape(operand) == shape
@@ -129,28 +151,24 @@ core.pp_param_rules[broadcast_in_dim_p] = _hide(
 
 
 def _broadcast_in_dim_vmap(axis_data, vals, dims, *, shape, broadcast_dimensions, sharding):
-    from spmd._src.lax.rules import moveaxis
-
     (x,), (d,) = vals, dims
     x = moveaxis(x, d, 0)
     out_shape = (x.shape[0], *shape)
-    bd = (0, *(b + 1 for b in broadcast_dimensions))
+    # NumPy arithmetic, as JAX's rule: printed programs show np.int64 dimensions.
+    bd = (0, *np.add(1, broadcast_dimensions, dtype=np.int64)) if broadcast_dimensions else (0,)
     return broadcast_in_dim_p.bind(
         x, shape=out_shape, broadcast_dimensions=bd, sharding=sharding
     ), 0
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
-    from spmd._src.lax.reductions import reduce_sum
-
     in_shape = x.aval.shape
-    # Sum over the new dimensions and over operand dimensions of size 1 that were expanded.
-    new_dims = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
-    expanded = tuple(
-        b for i, b in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[b] != 1
-    )
-    summed = reduce_sum(ct, tuple(sorted(new_dims + expanded)))
-    return [reshape(summed, in_shape)]
+    # Sum over every result dimension that is not an operand dimension of size > 1 (new
+    # dimensions and expanded unit dimensions), then put the unit dimensions back.
+    unit = [i for i, s in enumerate(in_shape) if s == 1]
+    kept = [b for i, b in enumerate(broadcast_dimensions) if i not in unit]
+    summed = _reduce_sum(ct, [i for i in range(len(shape)) if i not in kept])
+    return [expand_dims(summed, unit) if unit else summed]
 
 
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_vmap
@@ -231,6 +249,30 @@ def _reshape_impl(x, *, new_sizes, dimensions, sharding):
 reshape_p = _shape_primitive("reshape", _reshape_shape, _reshape_impl)
 
 
+def _reshape_vmap(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    if dimensions is not None:
+        dimensions = (0, *(p + 1 for p in dimensions))
+    out = reshape_p.bind(
+        x, new_sizes=(x.shape[0], *new_sizes), dimensions=dimensions, sharding=sharding
+    )
+    return out, 0
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
+    shape = x.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    # Undo the reshape into the transposed layout, then the transposition.
+    back = reshape(ct, tuple(shape[p] for p in dimensions))
+    return [transpose(back, tuple(np.argsort(dimensions)))]
+
+
+batching.primitive_batchers[reshape_p] = _reshape_vmap
+deflinear(reshape_p, _reshape_transpose)
+
+
 # ---------------------------------------------------------------------------------------------
 # transpose, squeeze, rev
 
@@ -254,6 +296,18 @@ def _transpose_shape(x, *, permutation):
 
 transpose_p = _shape_primitive(
     "transpose", _transpose_shape, lambda x, *, permutation: np.transpose(x, permutation)
+)
+
+
+def _transpose_vmap(axis_data, vals, dims, *, permutation):
+    (x,), (d,) = vals, dims
+    perm = (d, *(p if p < d else p + 1 for p in permutation))
+    return transpose(x, perm), 0
+
+
+batching.primitive_batchers[transpose_p] = _transpose_vmap
+deflinear(
+    transpose_p, lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))]
 )
 
 
@@ -281,6 +335,16 @@ squeeze_p = _shape_primitive(
 )
 
 
+def _squeeze_vmap(axis_data, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    return squeeze_p.bind(x, dimensions=tuple(k + 1 for k in dimensions)), 0
+
+
+batching.primitive_batchers[squeeze_p] = _squeeze_vmap
+deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
+
+
 def rev(operand, dimensions: Sequence[int]):
     """Reverse the order of elements along ``dimensions``."""
     nd = np.ndim(operand)
@@ -299,6 +363,15 @@ def _rev_shape(x, *, dimensions):
 rev_p = _shape_primitive("rev", _rev_shape, lambda x, *, dimensions: np.flip(x, dimensions))
 
 
+def _rev_vmap(axis_data, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    return rev_p.bind(x, dimensions=tuple(k + 1 if k >= d else k for k in dimensions)), d
+
+
+batching.primitive_batchers[rev_p] = _rev_vmap
+deflinear(rev_p, lambda ct, x, *, dimensions: [rev_p.bind(ct, dimensions=dimensions)])
+
+
 # ---------------------------------------------------------------------------------------------
 # slice and pad
 
@@ -310,8 +383,9 @@ def slice(
     strides: Sequence[int] | None = None,
 ):
     """The static slice ``operand[start:limit:stride]`` along every dimension."""
-    start, limit = _ints(start_indices), _ints(limit_indices)
-    strides = None if strides is None else _ints(strides)
+    start = tuple(_int_param(i) for i in start_indices)
+    limit = tuple(_int_param(i) for i in limit_indices)
+    strides = None if strides is None else tuple(_int_param(i) for i in strides)
     shape = tuple(np.shape(operand))
     if start == (0,) * len(shape) and limit == shape and (strides is None or set(strides) <= {1}):
         return operand
@@ -333,7 +407,7 @@ def _slice_shape(x, *, start_indices, limit_indices, strides):
                 f"slice: invalid bounds start={start_indices}, limit={limit_indices}, "
                 f"strides={strides} for operand shape {x.shape} (dimension {i})."
             )
-        out.append((l - s + st - 1) // st)
+        out.append(int((l - s + st - 1) // st))
     return tuple(out)
 
 
@@ -344,6 +418,35 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
 
 
 slice_p = _shape_primitive("slice", _slice_shape, _slice_impl)
+
+
+def _slice_vmap(axis_data, vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    start = (*start_indices[:d], 0, *start_indices[d:])
+    limit = (*limit_indices[:d], np.shape(x)[d], *limit_indices[d:])
+    st = None if strides is None else (*strides[:d], 1, *strides[d:])
+    return slice_p.bind(x, start_indices=start, limit_indices=limit, strides=st), d
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    shape = x.aval.shape
+    out_shape = np.shape(ct)
+    # The cotangent goes back where it was read, zeros elsewhere: a pad whose interior padding
+    # fills the gaps between strided elements. (The high padding is computed with NumPy, so
+    # printed programs show np.int64 there, as JAX's do.)
+    if strides is None or all(st == 1 for st in strides):
+        highs = np.subtract(shape, limit_indices, dtype=np.int64)
+        cfg = [(lo, hi, 0) for lo, hi in zip(start_indices, highs)]
+    else:
+        spans = [0 if n == 0 else 1 + (n - 1) * st for n, st in zip(out_shape, strides)]
+        highs = np.subtract(shape, np.add(start_indices, spans), dtype=np.int64)
+        interiors = np.subtract(strides, 1, dtype=np.int64)
+        cfg = list(zip(start_indices, highs, interiors))
+    return [pad(ct, _zero_scalar(x.aval.dtype), cfg)]
+
+
+batching.primitive_batchers[slice_p] = _slice_vmap
+deflinear(slice_p, _slice_transpose)
 
 
 def slice_in_dim(
@@ -399,7 +502,7 @@ def _pad_shape(x, pv, *, padding_config):
             raise TypeError(
                 f"pad: dimension of size {d} padded by {(lo, hi, interior)} is negative"
             )
-        out.append(size)
+        out.append(int(size))
     return tuple(out)
 
 
@@ -431,6 +534,54 @@ def _pad_impl(x, pv, *, padding_config):
 pad_p = standard_primitive(
     "pad", _pad_shape, _pad_dtype, _pad_impl, weak_type_rule=lambda x, pv, **_: x.weak_type
 )
+
+
+def _pad_vmap(axis_data, vals, dims, *, padding_config):
+    (x, pv), (xd, pvd) = vals, dims
+    if xd is None:
+        x, xd = bdim_at_front(x, None, axis_data.size), 0
+    cfg = (*padding_config[:xd], (0, 0, 0), *padding_config[xd:])
+    if pvd is None:
+        return pad_p.bind(x, pv, padding_config=cfg), xd
+    # One padding value per batch element: pad with zeros, then select the padding value
+    # wherever a mask padded the same way says the element is padding.
+    el = _elementwise()
+    padded = pad_p.bind(x, _zero_scalar(core.get_aval(x).dtype), padding_config=cfg)
+    mask = pad_p.bind(full(np.shape(x), True, np.bool_), _bool_scalar(False), padding_config=cfg)
+    fill = broadcast_in_dim(pv, np.shape(padded), (xd,))
+    return el.select_n(mask, fill, padded), xd
+
+
+def _pad_transpose(ct, x, pv, *, padding_config):
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    dtype = core.get_aval(ct).dtype
+
+    def operand_ct():
+        # Remove the edge padding (a negative pad; negative edges become zeros), then keep
+        # every (interior + 1)-th element. (Parameters as NumPy integers and an unconditional
+        # slice, as JAX emits them.)
+        cfg = list(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
+        unpadded = pad(ct, _zero_scalar(dtype), cfg)
+        n = tuple(np.shape(unpadded))
+        return slice_p.bind(
+            unpadded,
+            start_indices=tuple(np.zeros_like(lo)),
+            limit_indices=n,
+            strides=tuple(np.add(interior, 1)),
+        )
+
+    x_ct = operand_ct() if ad.is_undefined_primal(x) or ad.is_undefined_primal(pv) else None
+    pv_ct = None
+    if ad.is_undefined_primal(pv):
+        # Everything not read back into the operand was padding.
+        el = _elementwise()
+        total = _reduce_sum(ct, range(np.ndim(ct)))
+        pv_ct = el.sub(total, _reduce_sum(x_ct, range(np.ndim(x_ct))))
+    return [x_ct if ad.is_undefined_primal(x) else None, pv_ct]
+
+
+batching.primitive_batchers[pad_p] = _pad_vmap
+deflinear(pad_p, _pad_transpose)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -484,6 +635,23 @@ concatenate_p = standard_primitive(
 )
 
 
+def _concatenate_vmap(axis_data, vals, dims, *, dimension):
+    xs = [bdim_at_front(x, d, axis_data.size) for x, d in zip(vals, dims)]
+    return concatenate_p.bind(*xs, dimension=dimension + 1), 0
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    sizes = tuple(
+        (x.aval.shape if ad.is_undefined_primal(x) else np.shape(x))[dimension] for x in xs
+    )
+    cts = split(ct, sizes, dimension)
+    return [c if ad.is_undefined_primal(x) else None for c, x in zip(cts, xs)]
+
+
+batching.primitive_batchers[concatenate_p] = _concatenate_vmap
+deflinear(concatenate_p, _concatenate_transpose)
+
+
 def stack(operands: Sequence[Any], axis: int = 0):
     """Stack equal-shaped ``operands`` along a new dimension ``axis``."""
     return stack_p.bind(*operands, axis=operator.index(axis))
@@ -507,6 +675,24 @@ stack_p = standard_primitive(
 )
 
 
+def _stack_vmap(axis_data, vals, dims, *, axis):
+    xs = [bdim_at_front(x, d, axis_data.size) for x, d in zip(vals, dims)]
+    return stack_p.bind(*xs, axis=axis + 1), 0
+
+
+def _stack_transpose(ct, *xs, axis):
+    # Unstack: split into pieces of one along the stacking axis and drop that axis.
+    pieces = split(ct, (1,) * len(xs), axis)
+    return [
+        squeeze_p.bind(c, dimensions=(axis,)) if ad.is_undefined_primal(x) else None
+        for c, x in zip(pieces, xs)
+    ]
+
+
+batching.primitive_batchers[stack_p] = _stack_vmap
+deflinear(stack_p, _stack_transpose)
+
+
 def split(operand, sizes: Sequence[int], axis: int = 0):
     """Split ``operand`` along ``axis`` into pieces of the given ``sizes``."""
     sizes = tuple(_int_param(s) for s in sizes)
@@ -520,7 +706,8 @@ def _split_abstract_eval(x, *, sizes, axis):
             f"shape {x.shape})."
         )
     return [
-        ShapedArray((*x.shape[:axis], s, *x.shape[axis + 1 :]), x.dtype, x.weak_type) for s in sizes
+        ShapedArray((*x.shape[:axis], int(s), *x.shape[axis + 1 :]), x.dtype, x.weak_type)
+        for s in sizes
     ]
 
 
@@ -531,6 +718,22 @@ def _split_impl(x, *, sizes, axis):
 split_p = core.Primitive("split", multiple_results=True)
 split_p.def_impl(_split_impl)
 split_p.def_abstract_eval(_split_abstract_eval)
+
+
+def _split_vmap(axis_data, vals, dims, *, sizes, axis):
+    (x,), (d,) = vals, dims
+    outs = split_p.bind(x, sizes=sizes, axis=axis + 1 if axis >= d else axis)
+    return outs, [d] * len(sizes)
+
+
+def _split_transpose(cts, x, *, sizes, axis):
+    if all(type(c) is ad.Zero for c in cts):
+        return [ad.Zero(x.aval)]
+    return [concatenate([ad.instantiate(c) for c in cts], axis)]
+
+
+batching.primitive_batchers[split_p] = _split_vmap
+deflinear(split_p, _split_transpose)
 
 
 def tile(operand, reps: Sequence[int]):
@@ -545,6 +748,24 @@ def _tile_shape(x, *, reps):
 
 
 tile_p = _shape_primitive("tile", _tile_shape, lambda x, *, reps: np.tile(x, reps))
+
+
+def _tile_vmap(axis_data, vals, dims, *, reps):
+    (x,), (d,) = vals, dims
+    return tile_p.bind(x, reps=(*reps[:d], 1, *reps[d:])), d
+
+
+def _tile_transpose(ct, x, *, reps):
+    # Result dimension i is reps[i] copies of operand dimension i: view it as (reps[i], d_i)
+    # and sum the copies.
+    shape = x.aval.shape
+    split_shape = tuple(v for r, n in zip(reps, shape) for v in (r, n))
+    summed = _reduce_sum(reshape(ct, split_shape), range(0, 2 * len(shape), 2))
+    return [reshape(summed, shape)]
+
+
+batching.primitive_batchers[tile_p] = _tile_vmap
+deflinear(tile_p, _tile_transpose)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -587,6 +808,8 @@ def _iota_impl(*, dtype, shape, dimension, sharding):
 iota_p = core.Primitive("iota")
 iota_p.def_impl(_iota_impl)
 iota_p.def_abstract_eval(_iota_abstract_eval)
+# iota has no operands: it is never batched (the batching interpreter binds it as it is when no
+# operand is batched) and never has a tangent, so it needs no rules.
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
