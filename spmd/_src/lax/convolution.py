@@ -21,12 +21,16 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
+from spmd._src.interpreters import ad, batching
 from spmd._src.lax.dot import (
     canonicalize_precision,
     canonicalize_preferred,
     compute_dtype,
     to_result,
 )
+from spmd._src.lax.elementwise import convert_element_type
+from spmd._src.lax.rules import defjvp
+from spmd._src.lax.shape import reshape, rev
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -487,9 +491,209 @@ def _conv_impl(
     return to_result(np.ascontiguousarray(res), np.dtype(out_dtype))
 
 
+# ---------------------------------------------------------------------------------------------
+# Batching: the mapped dimension is folded into a dimension of the convolution itself (the
+# input's batch dimension, the kernel's output features, or feature/batch groups) and split
+# out of the result again.
+
+
+def _fold_in(x, bdim: int, dim: int, group: int):
+    """``x`` without its mapped dimension ``bdim`` (size B), which is folded into dimension
+    ``dim`` (numbered without ``bdim``; size ``group * r``) in the order (group, B, r)."""
+    nd = np.ndim(x)
+    b = x.shape[bdim]
+    perm = [i for i in range(nd) if i != bdim]
+    perm.insert(dim, bdim)
+    rest = [x.shape[i] for i in range(nd) if i != bdim]
+    if group == 1:
+        return reshape(x, (*rest[:dim], b * rest[dim], *rest[dim + 1 :]), perm)
+    # (B, group, r) at dim, then swap B behind the group, then merge the three.
+    r = rest[dim] // group
+    x = reshape(x, (*rest[:dim], b, group, r, *rest[dim + 1 :]), perm)
+    swap = list(range(nd + 1))
+    swap[dim], swap[dim + 1] = dim + 1, dim
+    return reshape(x, (*rest[:dim], group * b * r, *rest[dim + 1 :]), swap)
+
+
+def _split_out(x, dim: int, group: int, b: int):
+    """Undo ``_fold_in`` on a result: dimension ``dim``, ordered (group, B, r), becomes B at
+    ``dim`` followed by (group, r) at ``dim + 1``."""
+    shape = x.shape
+    r = shape[dim] // (group * b)
+    if group == 1:
+        return reshape(x, (*shape[:dim], b, r, *shape[dim + 1 :]))
+    x = reshape(x, (*shape[:dim], group, b, r, *shape[dim + 1 :]))
+    swap = list(range(len(shape) + 2))
+    swap[dim], swap[dim + 1] = dim + 1, dim
+    return reshape(x, (*shape[:dim], b, group * r, *shape[dim + 1 :]), swap)
+
+
+def _conv_vmap(axis_data, vals, dims, **params):
+    (lhs, rhs), (ld, rd) = vals, dims
+    lspec, rspec, ospec = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    b = axis_data.size
+    if ld is not None and rd is not None:
+        if bgc > 1:
+            # Each mapped pair brings its own batch groups: N -> (B, groups, n), O likewise.
+            lhs = _fold_in(lhs, ld, lspec[0], 1)
+            rhs = _fold_in(rhs, rd, rspec[0], 1)
+            out = conv_general_dilated_p.bind(lhs, rhs, **{**params, "batch_group_count": bgc * b})
+            return _split_out(out, ospec[1], 1, b), ospec[1]
+        # Each mapped pair becomes its own feature group(s): C -> (B, C), O -> (B, O).
+        lhs = _fold_in(lhs, ld, lspec[1], 1)
+        rhs = _fold_in(rhs, rd, rspec[0], 1)
+        out = conv_general_dilated_p.bind(lhs, rhs, **{**params, "feature_group_count": fgc * b})
+        return _split_out(out, ospec[1], 1, b), ospec[1]
+    if ld is not None:
+        # More images: N -> (batch groups, B, n); the result's N is (B, n).
+        lhs = _fold_in(lhs, ld, lspec[0], bgc)
+        out = conv_general_dilated_p.bind(lhs, rhs, **params)
+        return _split_out(out, ospec[0], 1, b), ospec[0]
+    # More output features: O -> (groups, B, o), so each group keeps its own kernels.
+    group = max(fgc, bgc)
+    rhs = _fold_in(rhs, rd, rspec[0], group)
+    out = conv_general_dilated_p.bind(lhs, rhs, **params)
+    return _split_out(out, ospec[1], group, b), ospec[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Autodiff: bilinear; each transpose is again a convolution.
+
+
+def _conv_jvp_lhs(t, lhs, rhs, **params):
+    return conv_general_dilated_p.bind(t, rhs, **params)
+
+
+def _conv_jvp_rhs(t, lhs, rhs, **params):
+    return conv_general_dilated_p.bind(lhs, t, **params)
+
+
+def _move_group(x, src: int, dst: int, group: int):
+    """Split dimension ``src`` into (group, r) and fold the group into dimension ``dst`` as
+    its major part."""
+    shape = list(x.shape)
+    split = (*shape[:src], group, shape[src] // group, *shape[src + 1 :])
+    x = reshape(x, split)
+    perm = [i for i in range(len(split)) if i != src]
+    perm.insert(dst, src)
+    out = list(shape)
+    out[src] //= group
+    out[dst] *= group
+    return reshape(x, out, perm)
+
+
+def _cast(x, dtype):
+    return x if x.dtype == dtype else convert_element_type(x, dtype)
+
+
+def _common_dtype(ct, other):
+    # The cotangent has the result type (``preferred_element_type``); compute in it.
+    if other.dtype != ct.dtype:
+        other = convert_element_type(other, ct.dtype)
+    return other
+
+
+def _conv_transpose_lhs(ct, rhs, lhs_aval, params):
+    lspec, rspec, ospec = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    strides, pads = params["window_strides"], params["padding"]
+    ldil, rdil = params["lhs_dilation"], params["rhs_dilation"]
+    # Input position p (of the dilated, padded input) met kernel tap k at output o when
+    # p = o * stride + k * rdil: the cotangent is the stride-dilated ct correlated with the
+    # flipped kernel, read back at the positions of the (dilated) input elements.
+    new_pads = []
+    for i in range(len(strides)):
+        n_in = lhs_aval.shape[lspec[2 + i]]
+        n_out = ct.shape[ospec[2 + i]]
+        k = _dilate(rhs.shape[rspec[2 + i]], rdil[i])
+        lo = k - 1 - pads[i][0]
+        hi = (n_in - 1) * ldil[i] + 1 + pads[i][0] - _dilate(n_out, strides[i])
+        new_pads.append((lo, hi))
+    w = _common_dtype(ct, rhs)
+    groups = max(fgc, bgc)
+    if groups > 1:
+        # Kernel output features (group, o) -> the group moves to the input features, which
+        # become the transposed kernel's output features.
+        w = _move_group(w, rspec[0], rspec[1], groups)
+    w = rev(w, tuple(rspec[2:]))
+    out = conv_general_dilated_p.bind(
+        ct,
+        w,
+        window_strides=ldil,
+        padding=tuple(new_pads),
+        lhs_dilation=strides,
+        rhs_dilation=rdil,
+        dimension_numbers=ConvDimensionNumbers(
+            tuple(ospec), (rspec[1], rspec[0], *rspec[2:]), tuple(lspec)
+        ),
+        feature_group_count=groups,
+        batch_group_count=1,
+        precision=params["precision"],
+        preferred_element_type=params["preferred_element_type"],
+        out_sharding=None,
+    )
+    if bgc > 1:
+        # Result features are (batch group, c): the group goes back to the batch dimension.
+        out = _move_group(out, lspec[1], lspec[0], bgc)
+    return out
+
+
+def _conv_transpose_rhs(ct, lhs, rhs_aval, params):
+    lspec, rspec, ospec = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    strides, pads = params["window_strides"], params["padding"]
+    ldil, rdil = params["lhs_dilation"], params["rhs_dilation"]
+    # Kernel tap k met input position o * stride + k * rdil: a convolution of the input
+    # (features and batch exchanged) with ct as kernel, strided by rdil and dilated by stride.
+    new_pads = []
+    for i in range(len(strides)):
+        n_in = _dilate(lhs.shape[lspec[2 + i]], ldil[i])
+        n_out = ct.shape[ospec[2 + i]]
+        k = rhs_aval.shape[rspec[2 + i]]
+        lo = pads[i][0]
+        hi = (k - 1) * rdil[i] + _dilate(n_out, strides[i]) - n_in - lo
+        new_pads.append((lo, hi))
+    # Feature groups pair input channel groups with output feature groups: batch groups here,
+    # and the other way round.
+    return conv_general_dilated_p.bind(
+        _common_dtype(ct, lhs),
+        ct,
+        window_strides=rdil,
+        padding=tuple(new_pads),
+        lhs_dilation=ldil,
+        rhs_dilation=strides,
+        dimension_numbers=ConvDimensionNumbers(
+            (lspec[1], lspec[0], *lspec[2:]),
+            (ospec[1], ospec[0], *ospec[2:]),
+            (rspec[1], rspec[0], *rspec[2:]),
+        ),
+        feature_group_count=bgc,
+        batch_group_count=fgc,
+        precision=params["precision"],
+        preferred_element_type=params["preferred_element_type"],
+        out_sharding=None,
+    )
+
+
+def _conv_transpose(ct, lhs, rhs, **params):
+    if ad.is_undefined_primal(lhs) and ad.is_undefined_primal(rhs):
+        raise NotImplementedError(
+            "conv_general_dilated transpose: both operands are linear inputs."
+        )
+    if ad.is_undefined_primal(lhs):
+        ct_lhs = _conv_transpose_lhs(ct, rhs, lhs.aval, params)
+        return [_cast(ct_lhs, lhs.aval.dtype), None]
+    ct_rhs = _conv_transpose_rhs(ct, lhs, rhs.aval, params)
+    return [None, _cast(ct_rhs, rhs.aval.dtype)]
+
+
 conv_general_dilated_p = core.Primitive("conv_general_dilated")
 conv_general_dilated_p.def_abstract_eval(_conv_abstract_eval)
 conv_general_dilated_p.def_impl(_conv_impl)
+batching.primitive_batchers[conv_general_dilated_p] = _conv_vmap
+defjvp(conv_general_dilated_p, _conv_jvp_lhs, _conv_jvp_rhs)
+ad.primitive_transposes[conv_general_dilated_p] = _conv_transpose
 
 
 __all__ = [

@@ -22,7 +22,10 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.lax.elementwise import _convert_impl
+from spmd._src.interpreters import ad, batching
+from spmd._src.lax.elementwise import _convert_impl, convert_element_type
+from spmd._src.lax.rules import defjvp
+from spmd._src.lax.shape import transpose
 from spmd._src.util import prod
 
 # ---------------------------------------------------------------------------------------------
@@ -349,10 +352,107 @@ def _dot_general_pp(params: dict) -> list[tuple[str, Any]]:
     return out
 
 
+def _shift_past(dims: tuple[int, ...], bdim: int) -> tuple[int, ...]:
+    """Operand dimension numbers once a batch dimension is inserted at ``bdim``."""
+    return tuple(d + (d >= bdim) for d in dims)
+
+
+def _dot_general_vmap(
+    axis_data, vals, dims, *, dimension_numbers, precision, preferred_element_type, out_sharding
+):
+    # No operand is moved: the mapped dimensions are renumbered in place. Both batched: the
+    # mapped dimension becomes the first dot_general batch dimension (so the result has it in
+    # front). One batched: it is a free dimension of that operand, and lands where the
+    # result lays out that operand's free dimensions (lhs's after the batch dimensions,
+    # rhs's after lhs's).
+    (lhs, rhs), (ld, rd) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if ld is not None and rd is not None:
+        lc, lb = _shift_past(lc, ld), (ld, *_shift_past(lb, ld))
+        rc, rb = _shift_past(rc, rd), (rd, *_shift_past(rb, rd))
+        out_dim = 0
+    elif ld is not None:
+        lc, lb = _shift_past(lc, ld), _shift_past(lb, ld)
+        free = [i for i in range(np.ndim(lhs)) if i not in lc and i not in lb]
+        out_dim = len(lb) + free.index(ld)
+    else:
+        rc, rb = _shift_past(rc, rd), _shift_past(rb, rd)
+        n_lhs_free = np.ndim(lhs) - len(lc) - len(lb)
+        free = [i for i in range(np.ndim(rhs)) if i not in rc and i not in rb]
+        out_dim = len(rb) + n_lhs_free + free.index(rd)
+    out = dot_general_p.bind(
+        lhs,
+        rhs,
+        dimension_numbers=((lc, rc), (lb, rb)),
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+        out_sharding=out_sharding,
+    )
+    return out, out_dim
+
+
+def _dot_general_jvp_lhs(t, lhs, rhs, **params):
+    return dot_general_p.bind(t, rhs, **params)
+
+
+def _dot_general_jvp_rhs(t, lhs, rhs, **params):
+    return dot_general_p.bind(lhs, t, **params)
+
+
+def _dot_general_ct(ct, y, x_aval, xc, yc, xb, yb, x_is_lhs, precision, preferred):
+    """The cotangent of operand ``x`` of ``dot_general`` given the other operand ``y``:
+    ``ct`` contracted with ``y`` over ``y``'s free dimensions (batch dimensions stay batch),
+    then transposed into ``x``'s layout."""
+    nb = len(xb)
+    x_free = [i for i in range(x_aval.ndim) if i not in xc and i not in xb]
+    y_free = [i for i in range(np.ndim(y)) if i not in yc and i not in yb]
+    # ct is laid out (batch, lhs free, rhs free).
+    first = nb + len(x_free) if x_is_lhs else nb
+    ct_y_free = tuple(range(first, first + len(y_free)))
+    dn = ((ct_y_free, tuple(y_free)), (tuple(range(nb)), tuple(yb)))
+    if not x_is_lhs and precision is not None:
+        precision = (precision[1], precision[0])
+    res = dot_general_p.bind(
+        ct,
+        y,
+        dimension_numbers=dn,
+        precision=precision,
+        preferred_element_type=preferred,
+        out_sharding=None,
+    )
+    # res is laid out (batch, x's free dims, y's contracting dims in increasing order); the
+    # last group matches x's contracting dims pairwise.
+    src = list(xb) + x_free + [xc[yc.index(d)] for d in sorted(yc)]
+    res = transpose(res, tuple(src.index(i) for i in range(x_aval.ndim)))
+    if res.dtype != x_aval.dtype:
+        res = convert_element_type(res, x_aval.dtype)
+    return res
+
+
+def _dot_general_transpose(
+    ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding
+):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if ad.is_undefined_primal(lhs) and ad.is_undefined_primal(rhs):
+        raise NotImplementedError("dot_general transpose: both operands are linear inputs.")
+    if ad.is_undefined_primal(lhs):
+        ct_lhs = _dot_general_ct(
+            ct, rhs, lhs.aval, lc, rc, lb, rb, True, precision, preferred_element_type
+        )
+        return [ct_lhs, None]
+    ct_rhs = _dot_general_ct(
+        ct, lhs, rhs.aval, rc, lc, rb, lb, False, precision, preferred_element_type
+    )
+    return [None, ct_rhs]
+
+
 dot_general_p = core.Primitive("dot_general")
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
 dot_general_p.def_impl(_dot_general_impl)
 core.pp_param_rules[dot_general_p] = _dot_general_pp
+batching.primitive_batchers[dot_general_p] = _dot_general_vmap
+defjvp(dot_general_p, _dot_general_jvp_lhs, _dot_general_jvp_rhs)
+ad.primitive_transposes[dot_general_p] = _dot_general_transpose
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from spmd._src import api, core, dtypes
 from spmd._src.lax import convolution as lax_conv
 from spmd._src.lax import dot as lax_dot
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import linalg as lax_linalg
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import util
@@ -1142,7 +1143,8 @@ def multi_dot(arrays, *, precision=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# Decompositions and solvers: primitives whose NumPy kernels call numpy.linalg.
+# Decompositions and solvers: the primitives live in lax (spmd._src.lax.linalg); these wrappers
+# check and promote their arguments.
 
 
 def _inexact_matrix(fn: str, x, *, square: bool = True):
@@ -1155,67 +1157,11 @@ def _inexact_matrix(fn: str, x, *, square: bool = True):
     return x
 
 
-def _compute(x: np.ndarray) -> np.ndarray:
-    # LAPACK has no 16-bit floats: compute those in float32.
-    if x.dtype.itemsize < 4 and x.dtype.kind != "c":
-        return x.astype(np.float32)
-    return x
-
-
-def _linalg_primitive(name: str, impl, abstract_eval, multiple_results: bool = False):
-    prim = core.Primitive(name, multiple_results=multiple_results)
-
-    def quiet_impl(*args, **params):
-        with np.errstate(all="ignore"):
-            return impl(*(np.asarray(a) for a in args), **params)
-
-    prim.def_impl(quiet_impl)
-    prim.def_abstract_eval(abstract_eval)
-    return prim
-
-
-def _real_dtype(dt: np.dtype) -> np.dtype:
-    if dt == np.complex64:
-        return np.dtype(np.float32)
-    if dt == np.complex128:
-        return np.dtype(np.float64)
-    return dt
-
-
-def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
-    *batch, m, n = x.shape
-    k = min(m, n)
-    s = core.ShapedArray((*batch, k), _real_dtype(x.dtype))
-    if not compute_uv:
-        return [s]
-    um, vn = (m, n) if full_matrices else (k, k)
-    return [
-        s,
-        core.ShapedArray((*batch, m, um), x.dtype),
-        core.ShapedArray((*batch, vn, n), x.dtype),
-    ]
-
-
-def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
-    out_dt = x.dtype
-    xc = _compute(x)
-    if not compute_uv:
-        s = (
-            np.linalg.svd(xc, compute_uv=False)
-            if x.size
-            else np.zeros((*x.shape[:-2], min(x.shape[-2:])), xc.dtype)
-        )
-        return [np.asarray(s).astype(_real_dtype(out_dt))]
-    u, s, vh = np.linalg.svd(xc, full_matrices=full_matrices)
-    return [s.astype(_real_dtype(out_dt)), u.astype(out_dt), vh.astype(out_dt)]
-
-
-svd_p = _linalg_primitive("svd", _svd_impl, _svd_abstract_eval, multiple_results=True)
+_real_dtype = lax_linalg._real_dtype
 
 
 def _svdvals(x):
-    (s,) = svd_p.bind(x, full_matrices=True, compute_uv=False, subset_by_index=None, algorithm=None)
-    return s
+    return lax_linalg.svd(x, full_matrices=True, compute_uv=False)
 
 
 _svdvals.__name__ = "svd"  # JAX's norm calls a jitted svd
@@ -1229,46 +1175,12 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     Array([1., 1.], dtype=float32)
     """
     x = _inexact_matrix("svd", a, square=False)
-    outs = svd_p.bind(
-        x,
-        full_matrices=bool(full_matrices),
-        compute_uv=bool(compute_uv),
-        subset_by_index=None,
-        algorithm=None,
-    )
-    if not compute_uv:
-        return outs[0]
-    s, u, vh = outs
-    return u, s, vh
+    return lax_linalg.svd(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
 
 
 def svdvals(x, /):
     """Singular values, in descending order."""
     return svd(x, compute_uv=False)
-
-
-def _square_same(x, **_):
-    return core.ShapedArray(x.shape, x.dtype)
-
-
-def _batch_scalar(x, **_):
-    return core.ShapedArray(x.shape[:-2], x.dtype)
-
-
-def _det_impl(x):
-    return np.asarray(np.linalg.det(_compute(x))).astype(x.dtype)
-
-
-def _inv_impl(x):
-    try:
-        return np.linalg.inv(_compute(x)).astype(x.dtype)
-    except np.linalg.LinAlgError:
-        # XLA gives inf/nan for singular matrices rather than raising.
-        return np.full(x.shape, np.nan, x.dtype)
-
-
-det_p = _linalg_primitive("det", _det_impl, _batch_scalar)
-inv_p = _linalg_primitive("inv", _inv_impl, _square_same)
 
 
 def det(a):
@@ -1277,52 +1189,17 @@ def det(a):
     >>> jnp.linalg.det(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
     Array(-2., dtype=float32)
     """
-    return det_p.bind(_inexact_matrix("det", a))
+    return lax_linalg.det(_inexact_matrix("det", a))
 
 
 def inv(a):
     """Inverse of (a batch of) square matrices."""
-    return inv_p.bind(_inexact_matrix("inv", a))
-
-
-def _slogdet_abstract_eval(x):
-    return [
-        core.ShapedArray(x.shape[:-2], x.dtype),
-        core.ShapedArray(x.shape[:-2], _real_dtype(x.dtype)),
-    ]
-
-
-def _slogdet_impl(x):
-    sign, logdet = np.linalg.slogdet(_compute(x))
-    return [np.asarray(sign).astype(x.dtype), np.asarray(logdet).astype(_real_dtype(x.dtype))]
-
-
-slogdet_p = _linalg_primitive("slogdet", _slogdet_impl, _slogdet_abstract_eval, True)
+    return lax_linalg.inv(_inexact_matrix("inv", a))
 
 
 def slogdet(a):
     """(sign, log|det|) of (a batch of) square matrices."""
-    sign, logdet = slogdet_p.bind(_inexact_matrix("slogdet", a))
-    return sign, logdet
-
-
-def _solve_abstract_eval(a, b):
-    return core.ShapedArray(b.shape, b.dtype)
-
-
-def _solve_impl(a, b):
-    a_c, b_c = _compute(a), _compute(b)
-    try:
-        if b.ndim == a.ndim - 1:
-            out = np.linalg.solve(a_c, b_c[..., None])[..., 0]
-        else:
-            out = np.linalg.solve(a_c, b_c)
-    except np.linalg.LinAlgError:
-        out = np.full(b.shape, np.nan)
-    return np.asarray(out).astype(b.dtype)
-
-
-solve_p = _linalg_primitive("solve", _solve_impl, _solve_abstract_eval)
+    return lax_linalg.slogdet(_inexact_matrix("slogdet", a))
 
 
 def solve(a, b):
@@ -1345,22 +1222,7 @@ def solve(a, b):
             f"solve: b must have ndim {a.ndim - 1} or {a.ndim} for a of shape {a.shape}, got "
             f"shape {b.shape}."
         )
-    return solve_p.bind(a, b)
-
-
-def _eigh_abstract_eval(x, *, lower):
-    return [
-        core.ShapedArray(x.shape, x.dtype),
-        core.ShapedArray(x.shape[:-1], _real_dtype(x.dtype)),
-    ]
-
-
-def _eigh_impl(x, *, lower):
-    w, v = np.linalg.eigh(_compute(x), UPLO="L" if lower else "U")
-    return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
-
-
-eigh_p = _linalg_primitive("eigh", _eigh_impl, _eigh_abstract_eval, True)
+    return lax_linalg.solve(a, b)
 
 
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
@@ -1370,11 +1232,7 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     """
     x = _inexact_matrix("eigh", a)
     lower = UPLO is None or UPLO == "L"
-    if symmetrize_input:
-        xh = lax_shape.transpose(_conj(x), (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
-        half = core.make_concrete(np.asarray(0.5, _real_dtype(x.dtype)), True)
-        x = lax.mul(lax.add(x, xh), lax.convert_element_type(half, x.dtype))
-    v, w = eigh_p.bind(x, lower=lower)
+    v, w = lax_linalg.eigh(x, lower=lower, symmetrize_input=symmetrize_input)
     return w, v
 
 
@@ -1383,43 +1241,19 @@ def eigvalsh(a, UPLO: str | None = "L"):
     return eigh(a, UPLO)[0]
 
 
-def _cholesky_impl(x):
-    try:
-        return np.linalg.cholesky(_compute(x)).astype(x.dtype)
-    except np.linalg.LinAlgError:
-        # JAX returns NaNs for matrices that are not positive definite.
-        return np.full(x.shape, np.nan, x.dtype)
-
-
-cholesky_p = _linalg_primitive("cholesky", _cholesky_impl, _square_same)
-
-
 def cholesky(a, *, upper: bool = False):
-    """Cholesky factor of (a batch of) positive-definite matrices (lower unless ``upper``).
+    """Cholesky factor of (a batch of) positive-definite matrices (lower unless ``upper``),
+    of the Hermitian part ``(a + a^H) / 2`` as in JAX.
 
     >>> jnp.linalg.cholesky(jnp.array([[4.0, 0.0], [0.0, 9.0]]))
     Array([[2., 0.],
            [0., 3.]], dtype=float32)
     """
     x = _inexact_matrix("cholesky", a)
-    low = cholesky_p.bind(x)
+    low = lax_linalg.cholesky(x)
     if upper:
         return lax_shape.transpose(_conj(low), (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
     return low
-
-
-def _qr_abstract_eval(x, *, full_matrices):
-    *batch, m, n = x.shape
-    k = m if full_matrices else min(m, n)
-    return [core.ShapedArray((*batch, m, k), x.dtype), core.ShapedArray((*batch, k, n), x.dtype)]
-
-
-def _qr_impl(x, *, full_matrices):
-    q, r = np.linalg.qr(_compute(x), mode="complete" if full_matrices else "reduced")
-    return [q.astype(x.dtype), r.astype(x.dtype)]
-
-
-qr_p = _linalg_primitive("qr", _qr_impl, _qr_abstract_eval, True)
 
 
 def qr(a, mode: str = "reduced"):
@@ -1427,7 +1261,7 @@ def qr(a, mode: str = "reduced"):
     x = _inexact_matrix("qr", a, square=False)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    q, r = qr_p.bind(x, full_matrices=mode == "complete")
+    q, r = lax_linalg.qr(x, full_matrices=mode == "complete")
     return r if mode == "r" else (q, r)
 
 
