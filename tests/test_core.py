@@ -171,3 +171,12 @@ def test_shared_inner_jaxprs_are_hoisted_like_jax():
 def test_duplicate_operands_get_distinct_inner_names():
     text = str(spmd.make_jaxpr(lambda x: spmd.jit(lambda a, b: a + b)(x, x))(f32(2)))
     assert "{ lambda ; a:f32[2] c:f32[2]. let b:f32[2] = add a c in (b,) }" in text
+
+
+def test_unused_results_print_as_underscore_like_jax():
+    def f(x):
+        a, _ = spmd.numpy.split(x, 2)
+        return a * 2
+
+    text = str(spmd.make_jaxpr(f)(f32(4)))
+    assert "b:f32[2] _:f32[2] = split" in text and "c:f32[2] = mul b 2.0:f32[]" in text

@@ -571,11 +571,13 @@ def typematch(a: ShapedArray, b: ShapedArray) -> bool:
 class PPContext:
     """Names variables a, b, ..., z, ba, bb, ... in the order they are first printed."""
 
-    __slots__ = ("names", "counter", "shared")
+    __slots__ = ("names", "counter", "shared", "unused")
 
     def __init__(self) -> None:
         self.names: dict[int, str] = {}
         self.counter = itertools.count()
+        # Equation results nothing reads print as `_` (and take no name), as in JAX.
+        self.unused: set[int] = set()
         # id(jaxpr) -> the name it is printed under when hoisted into a `let` (see below).
         self.shared: dict[int, str] = {}
 
@@ -592,7 +594,8 @@ class PPContext:
     def name(self, v: Var) -> str:
         s = self.names.get(id(v))
         if s is None:
-            s = self.names[id(v)] = self.fresh() + v.suffix
+            s = "_" if id(v) in self.unused else self.fresh() + v.suffix
+            self.names[id(v)] = s
         return s
 
     def alias(self, v: Var, name: str) -> None:
@@ -686,6 +689,9 @@ def pp_eqn(eqn: JaxprEqn, ctx: PPContext) -> pp.Doc:
 
 
 def pp_jaxpr(jaxpr: Jaxpr, ctx: PPContext) -> pp.Doc:
+    used = {id(a) for e in jaxpr.eqns for a in e.invars if type(a) is Var}
+    used.update(id(a) for a in jaxpr.outvars if type(a) is Var)
+    ctx.unused.update(id(v) for e in jaxpr.eqns for v in e.outvars if id(v) not in used)
     constvars = pp_vars(jaxpr.constvars, ctx)
     invars = pp_vars(jaxpr.invars, ctx)
     eqns = pp.join(pp.brk(), [pp_eqn(e, ctx) for e in jaxpr.eqns])
