@@ -54,6 +54,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.autodiff",
         "spmd._src.custom_derivatives",
         "spmd._src.placement",
+        "spmd._src.scipy.*",
         "spmd._src.debugging",
         "spmd._src.shard_map",
         "spmd._src.pmap",

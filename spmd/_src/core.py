@@ -487,7 +487,10 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     env: dict[Var, Any] = {}
 
     def read(a):
-        return a.val if type(a) is Literal else env[a]
+        if type(a) is Literal:
+            # A weak literal stays weak (a NumPy value would make the result strong).
+            return make_concrete(a.val, True) if a.aval.weak_type else a.val
+        return env[a]
 
     for v, x in zip(jaxpr.constvars, consts, strict=True):
         env[v] = x
@@ -655,9 +658,15 @@ def pp_kv_pairs(pairs: list[tuple[str, Any]], ctx: PPContext) -> pp.Doc:
     )
 
 
+# Call-like primitives whose inner jaxpr prints with the outer names (JAX does this for jit).
+pp_alias_primitives: set[Primitive] = set()
+
+
 def _alias_inner(eqn: JaxprEqn, ctx: PPContext) -> None:
-    # Inner jaxprs of call-like equations print with the names of the outer operands and
-    # results they stand for, so the text reads as one program.
+    # Inner jaxprs of calls print with the names of the outer operands and results they
+    # stand for, so the text reads as one program.
+    if eqn.primitive not in pp_alias_primitives:
+        return
     for p in eqn.params.values():
         inner = p.jaxpr if isinstance(p, ClosedJaxpr) else p if isinstance(p, Jaxpr) else None
         if inner is None or len(inner.invars) != len(eqn.invars) or id(inner) in ctx.shared:
@@ -688,10 +697,13 @@ def pp_eqn(eqn: JaxprEqn, ctx: PPContext) -> pp.Doc:
     return pp.concat([lhs, pp.text(" = "), *rhs])
 
 
-def pp_jaxpr(jaxpr: Jaxpr, ctx: PPContext) -> pp.Doc:
+def _mark_unused(jaxpr: Jaxpr, ctx: PPContext) -> None:
     used = {id(a) for e in jaxpr.eqns for a in e.invars if type(a) is Var}
     used.update(id(a) for a in jaxpr.outvars if type(a) is Var)
     ctx.unused.update(id(v) for e in jaxpr.eqns for v in e.outvars if id(v) not in used)
+
+
+def pp_jaxpr(jaxpr: Jaxpr, ctx: PPContext) -> pp.Doc:
     constvars = pp_vars(jaxpr.constvars, ctx)
     invars = pp_vars(jaxpr.invars, ctx)
     eqns = pp.join(pp.brk(), [pp_eqn(e, ctx) for e in jaxpr.eqns])
@@ -775,5 +787,7 @@ def pp_toplevel_jaxpr(top: Jaxpr) -> pp.Doc:
             pp.concat([pp.text(f"let {name} = "), pp_jaxpr(objs[jid], ctx), pp.text(" in")])
         )
         ctx.shared[jid] = name
+    # Only the top-level program's unused results print as `_` (inner ones keep names).
+    _mark_unused(top, ctx)
     docs.append(pp_jaxpr(top, ctx))
     return pp.join(pp.hardline(), docs) if len(docs) > 1 else docs[0]

@@ -23,6 +23,7 @@ from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
 from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.interpreters import partial_eval as pe
 
 # ---------------------------------------------------------------------------------------------
 # Eager
@@ -259,7 +260,29 @@ def _jit_inline(*args, jaxpr: ClosedJaxpr, name: str, **_):
     return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
 
 
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str, **_):
+    return ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts, args)
+
+
+def _jit_partial_eval(eqn, unknowns_in):
+    # Split a call into a known call (its known outputs and the residuals the rest needs)
+    # and an unknown call (taking the residuals and the unknown inputs).
+    known, unknown, out_unknowns, n_res = pe.partial_eval_jaxpr(eqn.params["jaxpr"], unknowns_in)
+    name = eqn.params["name"]
+    residuals = [core.Var(a) for a in known.out_avals[len(known.out_avals) - n_res :]]
+    k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
+    u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
+    k_in = [a for a, u in zip(eqn.invars, unknowns_in) if not u]
+    u_in = [a for a, u in zip(eqn.invars, unknowns_in) if u]
+    known_eqn = core.JaxprEqn(k_in, k_out + residuals, jit_p, dict(jaxpr=known, name=name))
+    unknown_eqn = core.JaxprEqn(residuals + u_in, u_out, jit_p, dict(jaxpr=unknown, name=name))
+    return [known_eqn], [unknown_eqn], u_out
+
+
 jit_p.def_impl(_jit_impl)
+ad.primitive_transposes[jit_p] = _jit_transpose
+pe.partial_eval_rules[jit_p] = _jit_partial_eval
+core.pp_alias_primitives.add(jit_p)
 batching.primitive_batchers[jit_p] = _jit_batch_rule
 sharding_rules.call_jaxprs[jit_p] = lambda eqn: eqn.params["jaxpr"].jaxpr
 ad.call_inline_rules[jit_p] = _jit_inline

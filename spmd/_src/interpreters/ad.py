@@ -73,7 +73,9 @@ def tangent_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    return ShapedArray(aval.shape, tangent_dtype(aval.dtype), False)
+    # Weak types carry over to tangents (as in JAX), so grad of a weakly typed input is weak.
+    dt = tangent_dtype(aval.dtype)
+    return ShapedArray(aval.shape, dt, aval.weak_type and dt != dtypes.float0)
 
 
 def _missing_hook(*args, **kwargs):
@@ -309,19 +311,36 @@ def is_undefined_primal(x: Any) -> bool:
     return type(x) is UndefinedPrimal
 
 
-def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -> list[Any]:
-    """Cotangents of ``jaxpr``'s invars (which are linear) given cotangents of its outvars.
+def backward_pass(
+    jaxpr: Jaxpr,
+    consts: Sequence[Any],
+    cts_out: Sequence[Any],
+    args: Sequence[Any] | None = None,
+) -> list[Any]:
+    """Cotangents of ``jaxpr``'s linear invars given cotangents of its outvars.
 
-    Equations that do not depend on the invars are evaluated forward first (under the current
-    trace); the linear ones are then transposed in reverse order.
+    Without ``args`` every invar is linear; with them, the invars whose arg is an
+    ``UndefinedPrimal`` are, and the others are known values. Equations that do not depend on
+    the linear invars are evaluated forward first (under the current trace); the linear ones
+    are then transposed in reverse order.
     """
-    linear: set[int] = {id(v) for v in jaxpr.invars}
     primal_env: dict[int, Any] = {}
+    if args is None:
+        linear: set[int] = {id(v) for v in jaxpr.invars}
+    else:
+        linear = set()
+        for v, a in zip(jaxpr.invars, args, strict=True):
+            if is_undefined_primal(a):
+                linear.add(id(v))
+            else:
+                primal_env[id(v)] = a
     for v, c in zip(jaxpr.constvars, consts, strict=True):
         primal_env[id(v)] = c
 
     def read_primal(a):
-        return a.val if type(a) is Literal else primal_env[id(a)]
+        if type(a) is Literal:
+            return core.make_concrete(a.val, True) if a.aval.weak_type else a.val
+        return primal_env[id(a)]
 
     linear_eqns = []
     for eqn in jaxpr.eqns:
@@ -367,5 +386,8 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], cts_out: Sequence[Any]) -
             write_ct(a, ct)
 
     return [
-        ct_env.get(id(v)) if id(v) in ct_env else Zero(tangent_aval(v.aval)) for v in jaxpr.invars
+        (ct_env[id(v)] if id(v) in ct_env else Zero(tangent_aval(v.aval)))
+        if id(v) in linear
+        else None
+        for v in jaxpr.invars
     ]
