@@ -256,14 +256,18 @@ class LinearFunction:
         self.in_avals = list(in_avals)
         self.out_zero = list(out_zero)
         self.out_avals = list(out_avals)
+        # Inputs of int/bool type have float0 tangents: symbolic zeros, not jaxpr inputs.
+        self.in_live = [a.dtype != dtypes.float0 for a in self.in_avals]
 
     def jvp(self, tangents: Sequence[Any]) -> list[Any]:
-        outs = iter(core.eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *tangents))
+        live = [t for t, keep in zip(tangents, self.in_live) if keep]
+        outs = iter(core.eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *live))
         return [Zero(a) if z else next(outs) for z, a in zip(self.out_zero, self.out_avals)]
 
     def transpose(self, cts: Sequence[Any]) -> list[Any]:
         live = [c for c, z in zip(cts, self.out_zero) if not z]
-        return backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, live)
+        got = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, live))
+        return [next(got) if keep else Zero(a) for keep, a in zip(self.in_live, self.in_avals)]
 
 
 def linearize_flat(
@@ -275,9 +279,11 @@ def linearize_flat(
     parent = core.trace_ctx.trace
     tangent_trace = pe.JaxprTrace()
     in_avals = [tangent_aval(core.get_aval(p)) for p in primals]
-    tangent_in = [tangent_trace.new_arg(a) for a in in_avals]
+    tangent_in = [
+        Zero(a) if a.dtype == dtypes.float0 else tangent_trace.new_arg(a) for a in in_avals
+    ]
     trace = JVPTrace(parent, tangent_trace)
-    ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangent_in)]
+    ins = [trace.wrap(p, t) for p, t in zip(primals, tangent_in)]
     with core.set_current_trace(trace):
         outs = fun(*ins)
     out_p, out_t = [], []

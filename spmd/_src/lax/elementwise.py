@@ -17,15 +17,18 @@ import math
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, tree_util
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad
+from spmd._src.interpreters import ad, batching
 from spmd._src.lax.rules import (
+    bdim_at_front,
     defbroadcasting,
     defjvp,
     defjvp2,
+    defjvp_zero,
     deflinear,
     defvectorized,
+    moveaxis,
     unbroadcast,
 )
 from spmd._src.lax.utils import (
@@ -44,8 +47,46 @@ from spmd._src.lax.utils import (
 )
 
 
+def _shape():
+    # Imported when a rule runs, so that shape.py may import this module at load time.
+    from spmd._src.lax import shape
+
+    return shape
+
+
+def _dtype(x):
+    return core.get_aval(x).dtype
+
+
+def _const(x, value):
+    """A strongly typed scalar of ``x``'s dtype (printed as a literal in jaxprs)."""
+    return core.make_concrete(np.array(value, dtype=_dtype(x)), False)
+
+
 def _one(x):
-    return core.make_concrete(np.ones((), x.dtype), False)
+    return _const(x, 1)
+
+
+def _full(x, value):
+    """An array of ``x``'s shape, dtype and weak type filled with ``value``."""
+    aval = core.get_aval(x)
+    fill = core.make_concrete(np.array(value, dtype=aval.dtype), aval.weak_type)
+    return _shape().broadcast_in_dim(fill, aval.shape, ())
+
+
+def _zeros(x):
+    return _full(x, 0)
+
+
+def _bcast_like(g, out):
+    """``g`` broadcast to the shape of ``out`` (tangent terms of broadcasting operations must
+    all have the result's shape)."""
+    shape = tuple(np.shape(out))
+    gs = tuple(np.shape(g))
+    if gs == shape:
+        return g
+    dims = () if not gs else tuple(range(len(shape)))
+    return _shape().broadcast_in_dim(g, shape, dims)
 
 
 def _unbroadcast_ct(ct, x):
@@ -85,6 +126,8 @@ def _sign_impl(x):
 
 
 sign_p = unop("sign", _sign_impl, numeric)
+defvectorized(sign_p)
+defjvp_zero(sign_p)
 
 
 def floor(x):
@@ -93,6 +136,8 @@ def floor(x):
 
 
 floor_p = unop("floor", np.floor, float_dtypes)
+defvectorized(floor_p)
+defjvp_zero(floor_p)
 
 
 def ceil(x):
@@ -101,6 +146,8 @@ def ceil(x):
 
 
 ceil_p = unop("ceil", np.ceil, float_dtypes)
+defvectorized(ceil_p)
+defjvp_zero(ceil_p)
 
 
 class RoundingMethod(enum.IntEnum):
@@ -136,6 +183,8 @@ round_p = standard_primitive(
     lambda x, **_: (check_dtype_kind("round", float_dtypes, x), x.dtype)[1],
     _round_impl,
 )
+defvectorized(round_p)
+defjvp_zero(round_p)
 
 
 def is_finite(x):
@@ -149,6 +198,8 @@ is_finite_p = standard_primitive(
     lambda x: (check_dtype_kind("is_finite", float_dtypes, x), np.dtype(bool))[1],
     np.isfinite,
 )
+defvectorized(is_finite_p)
+defjvp_zero(is_finite_p)
 
 
 def abs(x):
@@ -166,12 +217,28 @@ def _abs_dtype(x):
 abs_p = standard_primitive("abs", lambda x: x.shape, _abs_dtype, np.abs)
 
 
+def _abs_jvp(g, ans, x):
+    if dtypes.issubdtype(_dtype(x), np.complexfloating):
+        # d|x| = Re(conj(x) dx) / |x|, taking |x| = 1 where x = 0 (the slope there is 0).
+        a = convert_element_type(ans, _dtype(x))
+        safe = select_n(eq(a, _const(a, 0)), a, _full(a, 1))
+        return real(mul(g, div(conj(x), safe)))
+    # The slope at 0 (and -0.0) is 1, as in JAX.
+    return select_n(ge(x, _const(x, 0)), neg(g), g)
+
+
+defvectorized(abs_p)
+defjvp2(abs_p, _abs_jvp)
+
+
 def square(x):
     """Elementwise square."""
     return square_p.bind(x)
 
 
 square_p = unop("square", np.square, numeric)
+defvectorized(square_p)
+defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
 
 
 def integer_pow(x, y: int):
@@ -208,6 +275,18 @@ integer_pow_p = standard_primitive(
 )
 
 
+def _integer_pow_jvp(g, x, *, y):
+    # y * x**(y-1); x**0 is constant (so its slope at x = 0 is 0, not 0 * inf).
+    if y == 0:
+        return None
+    jac = _const(x, y) if y == 1 else mul(_const(x, y), integer_pow(x, y - 1))
+    return mul(g, jac)
+
+
+defvectorized(integer_pow_p)
+defjvp(integer_pow_p, _integer_pow_jvp)
+
+
 # ---------------------------------------------------------------------------------------------
 # Transcendental functions (floating point only)
 
@@ -228,6 +307,8 @@ def exp2(x):
 
 
 exp2_p = unop("exp2", np.exp2, inexact)
+defvectorized(exp2_p)
+defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
 
 
 def log(x):
@@ -246,6 +327,8 @@ def log1p(x):
 
 
 log1p_p = unop("log1p", np.log1p, inexact)
+defvectorized(log1p_p)
+defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
 
 
 def expm1(x):
@@ -254,6 +337,8 @@ def expm1(x):
 
 
 expm1_p = unop("expm1", np.expm1, inexact)
+defvectorized(expm1_p)
+defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
 
 
 def tanh(x):
@@ -278,6 +363,8 @@ def _logistic_impl(x):
 
 
 logistic_p = unop("logistic", _logistic_impl, inexact)
+defvectorized(logistic_p)
+defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
 
 
 def sin(x):
@@ -306,6 +393,8 @@ def tan(x):
 
 
 tan_p = unop("tan", np.tan, inexact)
+defvectorized(tan_p)
+defjvp2(tan_p, lambda g, ans, x: mul(g, add(_one(x), square(ans))))
 
 
 def asin(x):
@@ -314,6 +403,8 @@ def asin(x):
 
 
 asin_p = unop("asin", np.arcsin, inexact)
+defvectorized(asin_p)
+defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_one(x), square(x)))))
 
 
 def acos(x):
@@ -322,6 +413,8 @@ def acos(x):
 
 
 acos_p = unop("acos", np.arccos, inexact)
+defvectorized(acos_p)
+defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_one(x), square(x))))))
 
 
 def atan(x):
@@ -330,6 +423,8 @@ def atan(x):
 
 
 atan_p = unop("atan", np.arctan, inexact)
+defvectorized(atan_p)
+defjvp(atan_p, lambda g, x: div(g, add(_one(x), square(x))))
 
 
 def sinh(x):
@@ -338,6 +433,8 @@ def sinh(x):
 
 
 sinh_p = unop("sinh", np.sinh, inexact)
+defvectorized(sinh_p)
+defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 
 
 def cosh(x):
@@ -346,6 +443,8 @@ def cosh(x):
 
 
 cosh_p = unop("cosh", np.cosh, inexact)
+defvectorized(cosh_p)
+defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
 
 
 def asinh(x):
@@ -354,6 +453,8 @@ def asinh(x):
 
 
 asinh_p = unop("asinh", np.arcsinh, inexact)
+defvectorized(asinh_p)
+defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
 
 
 def acosh(x):
@@ -362,6 +463,8 @@ def acosh(x):
 
 
 acosh_p = unop("acosh", np.arccosh, inexact)
+defvectorized(acosh_p)
+defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
 
 
 def atanh(x):
@@ -370,6 +473,8 @@ def atanh(x):
 
 
 atanh_p = unop("atanh", np.arctanh, inexact)
+defvectorized(atanh_p)
+defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1), div(g, sub(_one(x), x))))
 
 
 def sqrt(x):
@@ -378,6 +483,8 @@ def sqrt(x):
 
 
 sqrt_p = unop("sqrt", np.sqrt, inexact)
+defvectorized(sqrt_p)
+defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
 
 
 def rsqrt(x):
@@ -391,6 +498,8 @@ def _rsqrt_impl(x):
 
 
 rsqrt_p = unop("rsqrt", _rsqrt_impl, inexact)
+defvectorized(rsqrt_p)
+defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
 
 def cbrt(x):
@@ -399,6 +508,8 @@ def cbrt(x):
 
 
 cbrt_p = unop("cbrt", np.cbrt, float_dtypes)
+defvectorized(cbrt_p)
+defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
 
 def _vectorized_math(fn):
@@ -420,6 +531,8 @@ def erf(x):
 
 
 erf_p = unop("erf", _vectorized_math(math.erf), float_dtypes)
+defvectorized(erf_p)
+defjvp(erf_p, lambda g, x: mul(_const(x, 2 / math.sqrt(math.pi)), mul(g, exp(neg(square(x))))))
 
 
 def erfc(x):
@@ -428,6 +541,8 @@ def erfc(x):
 
 
 erfc_p = unop("erfc", _vectorized_math(math.erfc), float_dtypes)
+defvectorized(erfc_p)
+defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / math.sqrt(math.pi)), mul(g, exp(neg(square(x))))))
 
 
 def _erf_inv_scalar(y: float) -> float:
@@ -478,6 +593,10 @@ def erf_inv(x):
 
 
 erf_inv_p = unop("erf_inv", _vectorized_math(_erf_inv_scalar), float_dtypes)
+defvectorized(erf_inv_p)
+defjvp2(
+    erf_inv_p, lambda g, ans, x: mul(_const(x, math.sqrt(math.pi) / 2), mul(g, exp(square(ans))))
+)
 
 
 def bessel_i0e(x):
@@ -498,6 +617,56 @@ def _i0e_impl(x):
 
 
 bessel_i0e_p = unop("bessel_i0e", _i0e_impl, float_dtypes)
+defvectorized(bessel_i0e_p)
+# d/dx [exp(-|x|) I0(x)] = exp(-|x|) (I1(x) - sign(x) I0(x)).
+defjvp2(bessel_i0e_p, lambda g, ans, x: mul(g, sub(bessel_i1e(x), mul(sign(x), ans))))
+
+
+def bessel_i1e(x):
+    """Exponentially scaled modified Bessel function of order 1: ``exp(-|x|) * I1(x)``."""
+    return bessel_i1e_p.bind(x)
+
+
+def _i1e_scalar(x: float) -> float:
+    if math.isnan(x):
+        return math.nan
+    a = math.fabs(x)
+    if math.isinf(a):
+        return math.copysign(0.0, x)
+    if a < 30.0:
+        # The power series of I1: positive terms, so no cancellation.
+        q, term = a * a / 4.0, a / 2.0
+        total, k = term, 0
+        while term > 1e-17 * total:
+            k += 1
+            term *= q / (k * (k + 1))
+            total += term
+        r = total * math.exp(-a)
+    else:
+        # The asymptotic expansion of exp(-x) I1(x), summed while its terms decrease.
+        total, term = 1.0, 1.0
+        for k in range(1, 60):
+            nxt = -term * (4.0 - (2 * k - 1) ** 2) / (8.0 * k * a)
+            if math.fabs(nxt) >= math.fabs(term) or math.fabs(nxt) < 1e-17:
+                break
+            term = nxt
+            total += term
+        r = total / math.sqrt(2.0 * math.pi * a)
+    return math.copysign(r, x)
+
+
+def _i1e_jvp(g, ans, x):
+    # exp(-|x|) (I0(x) - I1(x) (sign(x) + 1/x)); near 0 that is 0/0, with limit 1/2.
+    eps = dtypes.finfo(_dtype(x)).eps
+    not_tiny = gt(abs(x), _const(x, eps))
+    safe_x = select_n(not_tiny, _full(x, eps), x)
+    slope = sub(bessel_i0e(safe_x), mul(ans, add(sign(safe_x), integer_pow(safe_x, -1))))
+    return mul(g, select_n(not_tiny, _full(x, 0.5), slope))
+
+
+bessel_i1e_p = unop("bessel_i1e", _vectorized_math(_i1e_scalar), float_dtypes)
+defvectorized(bessel_i1e_p)
+defjvp2(bessel_i1e_p, _i1e_jvp)
 
 
 def lgamma(x):
@@ -513,6 +682,8 @@ def _lgamma_scalar(v: float) -> float:
 
 
 lgamma_p = unop("lgamma", _vectorized_math(_lgamma_scalar), float_dtypes)
+defvectorized(lgamma_p)
+defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 
 
 def _digamma_scalar(v: float) -> float:
@@ -538,6 +709,78 @@ def digamma(x):
 
 
 digamma_p = unop("digamma", _vectorized_math(_digamma_scalar), float_dtypes)
+defvectorized(digamma_p)
+defjvp(digamma_p, lambda g, x: mul(g, polygamma(_const(x, 1), x)))
+
+
+def polygamma(m, x):
+    """The ``m``-th derivative of digamma at ``x`` (``m`` a non-negative integer value of
+    ``x``'s float dtype; NaN otherwise).
+
+    >>> lax.polygamma(jnp.float32(1), jnp.float32(1))  # pi**2 / 6
+    Array(1.644934, dtype=float32)
+    """
+    return polygamma_p.bind(m, x)
+
+
+# Bernoulli numbers B_2, B_4, ..., B_18 (the Euler-Maclaurin tail of the Hurwitz zeta).
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798)
+
+
+def _hurwitz_zeta_int(s: int, a: float) -> float:
+    """sum_{k >= 0} (a + k)**-s for an integer s >= 2 and a not a pole."""
+    total = 0.0
+    # Sum terms directly until a is large next to s: then the tail's expansion converges fast.
+    while a < max(10.0, float(s)):
+        total += a**-s
+        a += 1.0
+    tail = a ** (1 - s) / (s - 1) + 0.5 * a**-s
+    rising, fact, power = float(s), 2.0, a ** -(s + 1)
+    for j, b in enumerate(_BERNOULLI, start=1):
+        tail += b / fact * rising * power
+        rising *= (s + 2 * j - 1) * (s + 2 * j)
+        fact *= (2 * j + 1) * (2 * j + 2)
+        power /= a * a
+    return total + tail
+
+
+def _polygamma_scalar(m: float, x: float) -> float:
+    if math.isnan(m) or math.isnan(x) or m < 0 or m != math.floor(m):
+        return math.nan
+    if m == 0:
+        return _digamma_scalar(x)
+    n = int(m)
+    if math.isinf(x):
+        return math.nan
+    if x <= 0 and x == math.floor(x):
+        # A pole: +inf from both sides for odd n; the sign flips across it for even n.
+        return math.inf if n % 2 else math.nan
+    try:
+        scale = float(math.factorial(n))
+    except OverflowError:
+        scale = math.inf
+    # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x).
+    return (scale if n % 2 else -scale) * _hurwitz_zeta_int(n + 1, x)
+
+
+_polygamma_vec = np.vectorize(_polygamma_scalar, otypes=[np.float64])
+
+
+def _polygamma_impl(m, x):
+    mb, xb = np.broadcast_arrays(m, x)
+    if xb.size == 0:
+        return np.empty(xb.shape, x.dtype)
+    with np.errstate(all="ignore"):
+        return _polygamma_vec(mb.astype(np.float64), xb.astype(np.float64)).astype(x.dtype)
+
+
+def _polygamma_jvp_m(g, m, x):
+    raise ValueError("polygamma: the gradient with respect to m is not supported")
+
+
+polygamma_p = binop("polygamma", _polygamma_impl, float_dtypes)
+defbroadcasting(polygamma_p)
+defjvp(polygamma_p, _polygamma_jvp_m, lambda g, m, x: mul(g, polygamma(add(m, _one(m)), x)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,6 +801,8 @@ def _complex_part_dtype(name):
 
 
 real_p = standard_primitive("real", lambda x: x.shape, _complex_part_dtype("real"), np.real)
+defvectorized(real_p)
+deflinear(real_p, lambda ct, x: [complex(ct, _const(ct, 0))])
 
 
 def imag(x):
@@ -566,6 +811,8 @@ def imag(x):
 
 
 imag_p = standard_primitive("imag", lambda x: x.shape, _complex_part_dtype("imag"), np.imag)
+defvectorized(imag_p)
+deflinear(imag_p, lambda ct, x: [complex(_const(ct, 0), neg(ct))])
 
 
 def conj(x):
@@ -590,6 +837,17 @@ conj_p = standard_primitive(
 )
 
 
+def _conj_transpose(ct, x, *, input_dtype):
+    # conj of a real input embeds it in the complex numbers; its transpose takes the real part.
+    if dtypes.issubdtype(input_dtype, np.complexfloating):
+        return [conj(ct)]
+    return [real(ct)]
+
+
+defvectorized(conj_p)
+deflinear(conj_p, _conj_transpose)
+
+
 def complex(x, y):
     """Build complex numbers from real and imaginary parts."""
     return complex_p.bind(x, y)
@@ -606,6 +864,10 @@ complex_p = standard_primitive(
     _complex_dtype,
     lambda x, y: x + 1j * y,
 )
+defbroadcasting(complex_p)
+deflinear(
+    complex_p, lambda ct, x, y: [_unbroadcast_ct(real(ct), x), _unbroadcast_ct(neg(imag(ct)), y)]
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -618,8 +880,26 @@ def add(x, y):
 
 
 add_p = binop("add", np.add, numeric)
+
+
+def _add_sub_jvp(negate_y):
+    def rule(primals, tangents, primal_out):
+        tx, ty = tangents
+        # A constant operand adds nothing: pass the other tangent on (broadcast), instead of
+        # adding a zero array.
+        if type(ty) is ad.Zero:
+            return _bcast_like(tx, primal_out)
+        if type(tx) is ad.Zero:
+            ty = _bcast_like(ty, primal_out)
+            return neg(ty) if negate_y else ty
+        return (sub if negate_y else add)(tx, ty)
+
+    return rule
+
+
 defbroadcasting(add_p)
 deflinear(add_p, lambda ct, x, y: [_unbroadcast_ct(ct, x), _unbroadcast_ct(ct, y)])
+ad.primitive_jvps[add_p] = _add_sub_jvp(False)
 
 
 def sub(x, y):
@@ -630,6 +910,7 @@ def sub(x, y):
 sub_p = binop("sub", np.subtract, numeric)
 defbroadcasting(sub_p)
 deflinear(sub_p, lambda ct, x, y: [_unbroadcast_ct(ct, x), _unbroadcast_ct(neg(ct), y)])
+ad.primitive_jvps[sub_p] = _add_sub_jvp(True)
 
 
 def mul(x, y):
@@ -677,6 +958,24 @@ def _div_impl(x, y):
 
 
 div_p = binop("div", _div_impl, numeric)
+defbroadcasting(div_p)
+defjvp(
+    div_p,
+    lambda g, x, y: div(g, y),
+    lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)),
+)
+
+
+def _div_transpose(ct, x, y):
+    # Linear in the numerator only.
+    if ad.is_undefined_primal(y):
+        raise ValueError("div is not linear in its denominator: it cannot be transposed there")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval), None]
+    return [_unbroadcast_ct(div(ct, y), x), None]
+
+
+ad.primitive_transposes[div_p] = _div_transpose
 
 
 def rem(x, y):
@@ -694,6 +993,13 @@ def _rem_impl(x, y):
 
 
 rem_p = binop("rem", _rem_impl, float_or_int)
+defbroadcasting(rem_p)
+defjvp2(
+    rem_p,
+    lambda g, ans, x, y: _bcast_like(g, ans),
+    # rem(x, y) = x - y * trunc(x / y), and trunc is locally constant.
+    lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))),
+)
 
 
 def pow(x, y):
@@ -722,6 +1028,32 @@ pow_p = standard_primitive(
 )
 
 
+def _pow_jvp_base(g, ans, x, y):
+    # d/dx x**y = y * x**(y-1).
+    if dtypes.issubdtype(_dtype(y), np.integer):
+        # An integer exponent of 0 makes x**y constant: slope 0, even at x = 0.
+        shape = tuple(np.shape(ans))
+        y = _bcast_like(y, ans)
+        x = _bcast_like(x, ans)
+        is_zero = eq(y, _const(y, 0))
+        yf = convert_element_type(select_n(is_zero, y, _full(y, 1)), _dtype(x))
+        jac = mul(yf, pow(x, sub(yf, _full(yf, 1))))
+        jac = select_n(is_zero, jac, _shape().full(shape, 0, _dtype(x)))
+    else:
+        jac = mul(y, pow(x, sub(y, _full(y, 1))))
+    return mul(g, jac)
+
+
+def _pow_jvp_exponent(g, ans, x, y):
+    # d/dy x**y = log(x) * x**y, with log(0) taken as 0 (so the slope at x = 0 is 0, not NaN).
+    safe_x = select_n(eq(x, _const(x, 0)), x, _full(x, 1))
+    return mul(g, mul(log(safe_x), ans))
+
+
+defbroadcasting(pow_p)
+defjvp2(pow_p, _pow_jvp_base, _pow_jvp_exponent)
+
+
 def max(x, y):
     """Elementwise maximum (NaN if either operand is NaN)."""
     return max_p.bind(x, y)
@@ -730,12 +1062,38 @@ def max(x, y):
 max_p = binop("max", np.maximum, any_dtype)
 
 
+def _balanced_eq(x, z, y):
+    """Where ``x`` attains ``z``: 1, or 1/2 when ``y`` attains it too (ties split the slope
+    evenly between the operands); 0 elsewhere."""
+    # (Operations in JAX's order, so that jaxprs print alike.)
+    at = eq(x, z)
+    one, zero = _full(z, 1), _zeros(z)
+    hit = select_n(at, zero, one)
+    also = eq(y, z)
+    two, one = _full(z, 2), _full(z, 1)
+    return div(hit, select_n(also, one, two))
+
+
+defbroadcasting(max_p)
+defjvp2(
+    max_p,
+    lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+    lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)),
+)
+
+
 def min(x, y):
     """Elementwise minimum (NaN if either operand is NaN)."""
     return min_p.bind(x, y)
 
 
 min_p = binop("min", np.minimum, any_dtype)
+defbroadcasting(min_p)
+defjvp2(
+    min_p,
+    lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+    lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)),
+)
 
 
 def atan2(x, y):
@@ -744,6 +1102,12 @@ def atan2(x, y):
 
 
 atan2_p = binop("atan2", np.arctan2, float_dtypes)
+defbroadcasting(atan2_p)
+defjvp(
+    atan2_p,
+    lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+    lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))),
+)
 
 
 def nextafter(x1, x2):
@@ -752,6 +1116,9 @@ def nextafter(x1, x2):
 
 
 nextafter_p = binop("nextafter", np.nextafter, float_dtypes)
+defbroadcasting(nextafter_p)
+# Piecewise constant (JAX itself has no rule and raises).
+defjvp_zero(nextafter_p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -764,6 +1131,8 @@ def bitwise_not(x):
 
 
 not_p = unop("not", np.invert, bool_or_int)
+defvectorized(not_p)
+defjvp_zero(not_p)
 
 
 def bitwise_and(x, y):
@@ -772,6 +1141,8 @@ def bitwise_and(x, y):
 
 
 and_p = binop("and", np.bitwise_and, bool_or_int)
+defbroadcasting(and_p)
+defjvp_zero(and_p)
 
 
 def bitwise_or(x, y):
@@ -780,6 +1151,8 @@ def bitwise_or(x, y):
 
 
 or_p = binop("or", np.bitwise_or, bool_or_int)
+defbroadcasting(or_p)
+defjvp_zero(or_p)
 
 
 def bitwise_xor(x, y):
@@ -788,6 +1161,8 @@ def bitwise_xor(x, y):
 
 
 xor_p = binop("xor", np.bitwise_xor, bool_or_int)
+defbroadcasting(xor_p)
+defjvp_zero(xor_p)
 
 
 def population_count(x):
@@ -802,6 +1177,8 @@ def _popcount_impl(x):
 
 
 population_count_p = unop("population_count", _popcount_impl, integer)
+defvectorized(population_count_p)
+defjvp_zero(population_count_p)
 
 
 def clz(x):
@@ -827,6 +1204,8 @@ def _clz_impl(x):
 
 
 clz_p = unop("clz", _clz_impl, integer)
+defvectorized(clz_p)
+defjvp_zero(clz_p)
 
 
 def _shift_impl(kind):
@@ -859,6 +1238,8 @@ def shift_left(x, y):
 
 
 shift_left_p = binop("shift_left", _shift_impl("left"), integer)
+defbroadcasting(shift_left_p)
+defjvp_zero(shift_left_p)
 
 
 def shift_right_logical(x, y):
@@ -867,6 +1248,8 @@ def shift_right_logical(x, y):
 
 
 shift_right_logical_p = binop("shift_right_logical", _shift_impl("logical"), integer)
+defbroadcasting(shift_right_logical_p)
+defjvp_zero(shift_right_logical_p)
 
 
 def shift_right_arithmetic(x, y):
@@ -875,6 +1258,8 @@ def shift_right_arithmetic(x, y):
 
 
 shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_impl("arith"), integer)
+defbroadcasting(shift_right_arithmetic_p)
+defjvp_zero(shift_right_arithmetic_p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -887,6 +1272,8 @@ def eq(x, y):
 
 
 eq_p = binop("eq", np.equal, any_dtype, result_dtype=np.bool_)
+defbroadcasting(eq_p)
+defjvp_zero(eq_p)
 
 
 def ne(x, y):
@@ -895,6 +1282,8 @@ def ne(x, y):
 
 
 ne_p = binop("ne", np.not_equal, any_dtype, result_dtype=np.bool_)
+defbroadcasting(ne_p)
+defjvp_zero(ne_p)
 
 
 def lt(x, y):
@@ -903,6 +1292,8 @@ def lt(x, y):
 
 
 lt_p = binop("lt", np.less, any_dtype, result_dtype=np.bool_)
+defbroadcasting(lt_p)
+defjvp_zero(lt_p)
 
 
 def le(x, y):
@@ -911,6 +1302,8 @@ def le(x, y):
 
 
 le_p = binop("le", np.less_equal, any_dtype, result_dtype=np.bool_)
+defbroadcasting(le_p)
+defjvp_zero(le_p)
 
 
 def gt(x, y):
@@ -919,6 +1312,8 @@ def gt(x, y):
 
 
 gt_p = binop("gt", np.greater, any_dtype, result_dtype=np.bool_)
+defbroadcasting(gt_p)
+defjvp_zero(gt_p)
 
 
 def ge(x, y):
@@ -927,6 +1322,8 @@ def ge(x, y):
 
 
 ge_p = binop("ge", np.greater_equal, any_dtype, result_dtype=np.bool_)
+defbroadcasting(ge_p)
+defjvp_zero(ge_p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -989,6 +1386,60 @@ select_n_p = standard_primitive(
 )
 
 
+def _select_n_vmap(axis_data, vals, dims):
+    which, *cases = vals
+    wd, *cds = dims
+    d0 = next((d for d in cds if d is not None), None)
+    case_nd = np.ndim(cases[0]) - (cds[0] is not None)
+    which_nd = np.ndim(which) - (wd is not None)
+    # Common case: the cases share one batch dimension, and the predicate is an unbatched
+    # scalar or batched like them.
+    if (
+        d0 is not None
+        and all(d == d0 for d in cds)
+        and ((wd is None and which_nd == 0) or (wd == d0 and which_nd == case_nd))
+    ):
+        return select_n_p.bind(which, *cases), d0
+    size = axis_data.size
+    cases = [bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
+    full_shape = tuple(np.shape(cases[0]))
+    if wd is not None or which_nd != 0:
+        which = bdim_at_front(which, wd, size)
+        if which_nd != case_nd:
+            # A batched scalar predicate picks whole cases: expand it over the case's shape.
+            which = _shape().broadcast_in_dim(which, full_shape, (0,))
+    return select_n_p.bind(which, *cases), 0
+
+
+def _select_n_jvp(primals, tangents, primal_out):
+    # The predicate is piecewise constant: the tangent selects among the cases' tangents.
+    which = primals[0]
+    case_tangents = tangents[1:]
+    if all(type(t) is ad.Zero for t in case_tangents):
+        return ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
+    return select_n_p.bind(which, *[ad.instantiate(t) for t in case_tangents])
+
+
+def _select_n_transpose(ct, which, *cases):
+    if ad.is_undefined_primal(which):
+        raise ValueError("select_n is not linear in its predicate: it cannot be transposed there")
+    if type(ct) is ad.Zero:
+        return [None] + [ad.Zero(c.aval) if ad.is_undefined_primal(c) else None for c in cases]
+    zeros = _zeros(ct)
+    # Each linear case receives the cotangent where it was selected, zero elsewhere.
+    return [None] + [
+        select_n(which, *[ct if i == j else zeros for j in range(len(cases))])
+        if ad.is_undefined_primal(c)
+        else None
+        for i, c in enumerate(cases)
+    ]
+
+
+batching.primitive_batchers[select_n_p] = _select_n_vmap
+ad.primitive_jvps[select_n_p] = _select_n_jvp
+ad.primitive_transposes[select_n_p] = _select_n_transpose
+
+
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (``select_n(pred, on_false, on_true)``)."""
     return select_n_p.bind(pred, on_false, on_true)
@@ -1025,6 +1476,38 @@ clamp_p = standard_primitive(
     lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
     weak_type_rule=lambda lo, x, hi: x.weak_type,
 )
+
+
+def _clamp_vmap(axis_data, vals, dims):
+    (lo, x, hi), (ld, xd, hd) = vals, dims
+    x_nd = np.ndim(x) - (xd is not None)
+    # Common case: bounds are unbatched scalars or batched like the operand.
+    if xd is not None and all(
+        (d is None and np.ndim(b) == 0) or (d == xd and np.ndim(b) == np.ndim(x))
+        for b, d in ((lo, ld), (hi, hd))
+    ):
+        return clamp_p.bind(lo, x, hi), xd
+    size = axis_data.size
+    x = bdim_at_front(x, xd, size)
+    bounds = []
+    for b, d in ((lo, ld), (hi, hd)):
+        if d is not None or np.ndim(b) != 0:
+            b = bdim_at_front(b, d, size)
+            if np.ndim(b) != x_nd + 1:
+                # A batched scalar bound: expand it over the operand's shape.
+                b = _shape().broadcast_in_dim(b, tuple(np.shape(x)), (0,))
+        bounds.append(b)
+    return clamp_p.bind(bounds[0], x, bounds[1]), 0
+
+
+defjvp(
+    clamp_p,
+    # The bound that is attained carries the slope (the operand keeps it only strictly inside).
+    lambda g, lo, x, hi: select_n(bitwise_and(gt(lo, x), lt(lo, hi)), _zeros(x), _bcast_like(g, x)),
+    lambda g, lo, x, hi: select_n(bitwise_and(gt(x, lo), lt(x, hi)), _zeros(x), g),
+    lambda g, lo, x, hi: select_n(lt(hi, x), _zeros(x), _bcast_like(g, x)),
+)
+batching.primitive_batchers[clamp_p] = _clamp_vmap
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1075,6 +1558,35 @@ core.pp_param_rules[convert_element_type_p] = lambda p: [
 ]
 
 
+def _convert_jvp(primals, tangents, primal_out, *, new_dtype, weak_type, sharding):
+    (t,) = tangents
+    out_aval = ad.tangent_aval(core.get_aval(primal_out))
+    # Integer and bool results carry no tangent; nor do integer inputs.
+    if type(t) is ad.Zero or out_aval.dtype == dtypes.float0 or _dtype(t) == dtypes.float0:
+        return ad.Zero(out_aval)
+    return convert_element_type_p.bind(
+        t, new_dtype=np.dtype(new_dtype), weak_type=weak_type, sharding=sharding
+    )
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
+    aval = x.aval
+    if type(ct) is ad.Zero or ad.tangent_dtype(aval.dtype) == dtypes.float0:
+        return [ad.Zero(ad.tangent_aval(aval))]
+    # Back to the operand's type (complex to real keeps the real part, as the forward
+    # conversion from real to complex embeds it).
+    return [
+        convert_element_type_p.bind(
+            ct, new_dtype=aval.dtype, weak_type=aval.weak_type, sharding=sharding
+        )
+    ]
+
+
+defvectorized(convert_element_type_p)
+ad.primitive_jvps[convert_element_type_p] = _convert_jvp
+ad.primitive_transposes[convert_element_type_p] = _convert_transpose
+
+
 def bitcast_convert_type(operand, new_dtype):
     """Reinterpret the bits of each element as ``new_dtype`` (a trailing dimension is added
     or removed when the widths differ)."""
@@ -1114,6 +1626,19 @@ bitcast_convert_type_p = standard_primitive(
 )
 
 
+def _bitcast_vmap(axis_data, vals, dims, *, new_dtype):
+    (x,), (d,) = vals, dims
+    # Narrow-to-wide conversion consumes the operand's last dimension: keep the batch
+    # dimension out of it.
+    if _dtype(x).itemsize < np.dtype(new_dtype).itemsize and d == np.ndim(x) - 1:
+        x, d = moveaxis(x, d, 0), 0
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
+batching.primitive_batchers[bitcast_convert_type_p] = _bitcast_vmap
+defjvp_zero(bitcast_convert_type_p)
+
+
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
     """Round to the precision of a float type with the given exponent and mantissa bits."""
     return reduce_precision_p.bind(
@@ -1137,6 +1662,8 @@ reduce_precision_p = standard_primitive(
     lambda x, **_: (check_dtype_kind("reduce_precision", float_dtypes, x), x.dtype)[1],
     _reduce_precision_impl,
 )
+defvectorized(reduce_precision_p)
+deflinear(reduce_precision_p, lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
 
 
 def _copy_impl(x):
@@ -1144,11 +1671,34 @@ def _copy_impl(x):
 
 
 copy_p = unop("copy", _copy_impl, any_dtype | frozenset({"other"}))
+defvectorized(copy_p)
+deflinear(copy_p, lambda ct, x: [copy_p.bind(ct)])
+
+
+# ---------------------------------------------------------------------------------------------
+# stop_gradient
+
+
+def stop_gradient(x):
+    """The identity, as a constant to differentiation: its output has a zero derivative.
+    Applies to every leaf of a pytree.
+
+    >>> spmd.grad(lambda x: x * lax.stop_gradient(x))(3.0)
+    Array(3., dtype=float32, weak_type=True)
+    """
+    return tree_util.tree_map(stop_gradient_p.bind, x)
+
+
+stop_gradient_p = unop("stop_gradient", lambda x: x, any_dtype | frozenset({"other"}))
+defvectorized(stop_gradient_p)
+defjvp_zero(stop_gradient_p)
 
 
 __all__ = [
     "bessel_i0e",
     "bessel_i0e_p",
+    "bessel_i1e",
+    "bessel_i1e_p",
     "RoundingMethod",
     "abs",
     "abs_p",
@@ -1252,6 +1802,8 @@ __all__ = [
     "or_p",
     "population_count",
     "population_count_p",
+    "polygamma",
+    "polygamma_p",
     "pow",
     "pow_p",
     "real",
@@ -1284,6 +1836,8 @@ __all__ = [
     "square",
     "square_p",
     "sub",
+    "stop_gradient",
+    "stop_gradient_p",
     "sub_p",
     "tan",
     "tan_p",

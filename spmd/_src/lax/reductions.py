@@ -16,8 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from spmd._src import core, dtypes
-from spmd._src.interpreters import batching
-from spmd._src.lax.rules import deflinear
+from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.lax import elementwise as lax_elem
+from spmd._src.lax.rules import add_any, defjvp_zero, deflinear
 from spmd._src.lax.utils import (
     any_dtype,
     bool_or_int,
@@ -58,6 +59,26 @@ def _reduction(name, impl, accepted, weak_type_rule=None):
     )
 
 
+def _shape():
+    # Imported when a rule runs, so that shape.py may import this module at load time.
+    from spmd._src.lax import shape
+
+    return shape
+
+
+def _reduce_batcher(prim):
+    """Batching of a reduction over ``axes``: the axes skip the batch dimension, which stays
+    (shifted left by the reduced axes before it)."""
+
+    def rule(axis_data, vals, dims, *, axes, **params):
+        (x,), (d,) = vals, dims
+        new_axes = tuple(a + (a >= d) for a in axes)
+        out_d = d - sum(a < d for a in new_axes)
+        return prim.bind(x, axes=new_axes, **params), out_d
+
+    return rule
+
+
 def _identity(kind: str, dtype: np.dtype):
     if kind == "max":
         if dtype == np.bool_:
@@ -90,13 +111,6 @@ def _reduce_sum_impl(x, *, axes, out_sharding):
 reduce_sum_p = _reduction("reduce_sum", _reduce_sum_impl, numeric)
 
 
-def _reduce_sum_vmap(axis_data, vals, dims, *, axes, out_sharding):
-    (x,), (d,) = vals, dims
-    new_axes = tuple(a + (a >= d) for a in axes)
-    out_d = d - sum(a < d for a in new_axes)
-    return reduce_sum_p.bind(x, axes=new_axes, out_sharding=out_sharding), out_d
-
-
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     from spmd._src.lax import shape
 
@@ -105,7 +119,7 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     return [shape.broadcast_in_dim(ct, shape_in, kept)]
 
 
-batching.primitive_batchers[reduce_sum_p] = _reduce_sum_vmap
+batching.primitive_batchers[reduce_sum_p] = _reduce_batcher(reduce_sum_p)
 deflinear(reduce_sum_p, _reduce_sum_transpose)
 
 
@@ -124,6 +138,45 @@ def _reduce_prod_impl(x, *, axes, out_sharding):
 reduce_prod_p = _reduction("reduce_prod", _reduce_prod_impl, numeric)
 
 
+def _exclusive_cumprod(x, axis, reverse):
+    """Products of the elements strictly before (after, if ``reverse``) each one."""
+    n = np.ndim(x)
+    incl = cumprod(x, axis, reverse=reverse)
+    cfg = [(0, 0, 0)] * n
+    # Shift by one along ``axis``, bringing in the multiplicative identity.
+    cfg[axis] = (-1, 1, 0) if reverse else (1, -1, 0)
+    return _shape().pad(incl, lax_elem._one(x), cfg)
+
+
+def _reduce_prod_jvp(primals, tangents, primal_out, *, axes, out_sharding):
+    (x,), (t,) = primals, tangents
+    if not axes:
+        return t
+    # d prod = sum_j t_j * prod_{k != j} x_k. The product of the others is the exclusive
+    # product from the left times that from the right: no division, so zeros are exact.
+    shp = _shape()
+    shape = tuple(np.shape(x))
+    if len(axes) == 1:
+        (a,) = axes
+        others = lax_elem.mul(_exclusive_cumprod(x, a, False), _exclusive_cumprod(x, a, True))
+    else:
+        kept = [i for i in range(len(shape)) if i not in axes]
+        perm = kept + list(axes)
+        n = int(np.prod([shape[a] for a in axes]))
+        flat = shp.reshape(shp.transpose(x, perm), tuple(shape[i] for i in kept) + (n,))
+        last = len(kept)
+        o = lax_elem.mul(
+            _exclusive_cumprod(flat, last, False), _exclusive_cumprod(flat, last, True)
+        )
+        o = shp.reshape(o, tuple(shape[i] for i in perm))
+        others = shp.transpose(o, tuple(int(i) for i in np.argsort(perm)))
+    return reduce_sum(lax_elem.mul(t, others), axes)
+
+
+batching.primitive_batchers[reduce_prod_p] = _reduce_batcher(reduce_prod_p)
+ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
+
+
 def reduce_max(operand, axes: Sequence[int], *, out_sharding=None):
     """Maximum over ``axes`` (NaN propagates; -inf or the dtype's min for empty axes)."""
     return reduce_max_p.bind(
@@ -140,6 +193,21 @@ def _reduce_max_impl(x, *, axes, out_sharding):
 reduce_max_p = _reduction("reduce_max", _reduce_max_impl, any_dtype)
 
 
+def _reduce_chooser_jvp(primals, tangents, primal_out, *, axes, out_sharding):
+    (x,), (t,) = primals, tangents
+    # The slope goes to the elements that attain the extremum, split evenly among ties.
+    shape = tuple(np.shape(x))
+    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    ans = _shape().reshape(primal_out, kept_shape)
+    where = lax_elem.convert_element_type(lax_elem.eq(x, ans), lax_elem._dtype(t))
+    counts = reduce_sum(where, axes)
+    return lax_elem.div(reduce_sum(lax_elem.mul(t, where), axes), counts)
+
+
+batching.primitive_batchers[reduce_max_p] = _reduce_batcher(reduce_max_p)
+ad.primitive_jvps[reduce_max_p] = _reduce_chooser_jvp
+
+
 def reduce_min(operand, axes: Sequence[int], *, out_sharding=None):
     """Minimum over ``axes`` (NaN propagates; inf or the dtype's max for empty axes)."""
     return reduce_min_p.bind(
@@ -153,6 +221,8 @@ def _reduce_min_impl(x, *, axes, out_sharding):
 
 
 reduce_min_p = _reduction("reduce_min", _reduce_min_impl, any_dtype)
+batching.primitive_batchers[reduce_min_p] = _reduce_batcher(reduce_min_p)
+ad.primitive_jvps[reduce_min_p] = _reduce_chooser_jvp
 
 
 def reduce_and(operand, axes: Sequence[int], *, out_sharding=None):
@@ -202,6 +272,10 @@ def _reduce_xor_impl(x, *, axes, out_sharding):
 
 
 reduce_xor_p = _reduction("reduce_xor", _reduce_xor_impl, bool_or_int, never_weak)
+
+for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
+    batching.primitive_batchers[_p] = _reduce_batcher(_p)
+    defjvp_zero(_p)
 
 
 # JAX prints out_sharding on reduce_sum only (the others hide it when it is None).
@@ -274,6 +348,9 @@ argmin_p = standard_primitive(
     _argmin_impl,
     weak_type_rule=lambda x, **_: False,
 )
+for _p in (argmax_p, argmin_p):
+    batching.primitive_batchers[_p] = _reduce_batcher(_p)
+    defjvp_zero(_p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,6 +400,121 @@ cumlogsumexp_p, cumlogsumexp = _cumulative("cumlogsumexp", np.logaddexp, frozens
 cumlogsumexp.__doc__ = "Cumulative log-sum-exp along ``axis``."
 
 
+def _cumulative_batcher(prim):
+    def rule(axis_data, vals, dims, *, axis, reverse):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, axis=axis + (axis >= d), reverse=reverse), d
+
+    return rule
+
+
+def _interleave(a, b, axis):
+    """Elements of ``a`` and ``b`` alternating along ``axis``, starting with ``a`` (which has
+    as many elements as ``b`` or one more)."""
+    nd = np.ndim(a)
+    same = np.shape(a)[axis] == np.shape(b)[axis]
+    cfg_a, cfg_b = [(0, 0, 0)] * nd, [(0, 0, 0)] * nd
+    cfg_a[axis] = (0, 1 if same else 0, 1)
+    cfg_b[axis] = (1, 0 if same else 1, 1)
+    zero = lax_elem._const(a, 0)
+    shp = _shape()
+    return lax_elem.add(shp.pad(a, zero, cfg_a), shp.pad(b, zero, cfg_b))
+
+
+def _prefix_scan(combine, elems, axis):
+    """Inclusive prefix combination along ``axis`` of the arrays ``elems``, a list combined
+    elementwise by the associative ``combine(list_a, list_b) -> list``.
+
+    Neighbours are paired and the pairs scanned recursively (log depth); this is the tree of
+    JAX's ``associative_scan``, so ties in max/min split their slope the same way.
+    """
+    shp = _shape()
+    n = np.shape(elems[0])[axis]
+    if n < 2:
+        return elems
+
+    def sl(e, start, stop, stride=1):
+        return shp.slice_in_dim(e, start, stop, stride, axis)
+
+    pairs = combine([sl(e, 0, n - 1, 2) for e in elems], [sl(e, 1, n, 2) for e in elems])
+    odd = _prefix_scan(combine, pairs, axis)  # results at positions 1, 3, 5, ...
+    firsts = [sl(e, 0, 1) for e in elems]
+    if n == 2:
+        even = firsts
+    else:
+        rest = [sl(e, 2, n, 2) for e in elems]  # positions 2, 4, ...
+        if n % 2 == 0:
+            m = np.shape(odd[0])[axis]
+            odd_before = [sl(o, 0, m - 1) for o in odd]
+        else:
+            odd_before = odd
+        even = [shp.concatenate([f, r], axis) for f, r in zip(firsts, combine(odd_before, rest))]
+    return [_interleave(a, b, axis) for a, b in zip(even, odd)]
+
+
+def _cumulative_jvp(combine):
+    """The jvp of a cumulative reduction: a prefix scan of (value, tangent) pairs whose
+    ``combine`` is the reduction's binary operation with its own jvp."""
+
+    def rule(primals, tangents, primal_out, *, axis, reverse):
+        (x,), (t,) = primals, tangents
+        if reverse:
+            x, t = _shape().rev(x, (axis,)), _shape().rev(t, (axis,))
+        _, t_out = _prefix_scan(combine, [x, t], axis)
+        return _shape().rev(t_out, (axis,)) if reverse else t_out
+
+    return rule
+
+
+def _mul_combine(a, b):
+    (xa, ta), (xb, tb) = a, b
+    return [lax_elem.mul(xa, xb), add_any(lax_elem.mul(ta, xb), lax_elem.mul(xa, tb))]
+
+
+def _chooser_combine(op):
+    def combine(a, b):
+        (xa, ta), (xb, tb) = a, b
+        out = op(xa, xb)
+        ga = lax_elem.mul(ta, lax_elem._balanced_eq(xa, out, xb))
+        gb = lax_elem.mul(tb, lax_elem._balanced_eq(xb, out, xa))
+        return [out, add_any(ga, gb)]
+
+    return combine
+
+
+def _logaddexp(a, b):
+    e = lax_elem
+    delta = e.sub(a, b)
+    big = e.add(e.max(a, b), e.log1p(e.exp(e.neg(e.abs(delta)))))
+    # Equal infinities give a NaN difference; their sum is the answer.
+    return e.select_n(e.ne(delta, delta), big, e.add(a, b))
+
+
+def _without_posinf(x):
+    e = lax_elem
+    return e.select_n(e.eq(x, e._const(x, np.inf)), x, e._zeros(x))
+
+
+def _logaddexp_combine(a, b):
+    (xa, ta), (xb, tb) = a, b
+    e = lax_elem
+    out = _logaddexp(xa, xb)
+    # Weights exp(x - out), with +inf read as 0 on both sides (so inf - inf is not NaN).
+    ref = _without_posinf(out)
+    ga = e.mul(ta, e.exp(e.sub(_without_posinf(xa), ref)))
+    gb = e.mul(tb, e.exp(e.sub(_without_posinf(xb), ref)))
+    return [out, e.add(ga, gb)]
+
+
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    batching.primitive_batchers[_p] = _cumulative_batcher(_p)
+deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, reverse=not reverse)])
+ad.primitive_jvps[cumprod_p] = _cumulative_jvp(_mul_combine)
+ad.primitive_jvps[cummax_p] = _cumulative_jvp(_chooser_combine(lax_elem.max))
+ad.primitive_jvps[cummin_p] = _cumulative_jvp(_chooser_combine(lax_elem.min))
+ad.primitive_jvps[cumlogsumexp_p] = _cumulative_jvp(_logaddexp_combine)
+
+
 __all__ = [
     "argmax",
     "argmax_p",
@@ -353,3 +545,18 @@ __all__ = [
     "reduce_xor",
     "reduce_xor_p",
 ]
+
+
+# Sharding propagation: a reduction drops the reduced dimensions' mesh axes.
+for _p in (
+    reduce_sum_p,
+    reduce_prod_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_and_p,
+    reduce_or_p,
+    reduce_xor_p,
+    argmax_p,
+    argmin_p,
+):
+    sharding_rules.sharding_rules[_p] = sharding_rules.reduction_rule

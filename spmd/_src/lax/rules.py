@@ -234,3 +234,24 @@ ad.set_tangent_helpers(zeros_like_aval, add_any)
 
 
 __all__: list[str] = []
+
+
+# add_any's operands have one shape per example. Under vmap an unbatched operand must be
+# broadcast to the batched shape: the generic broadcasting batcher passes a rank-0 operand
+# through, and add_any's abstract evaluation (the first operand's shape) does not broadcast,
+# so jit(vmap(grad(f))) got wrongly shaped sums.
+_add_any_broadcast_batcher = _broadcast_batcher(add_any_p)
+
+
+def _add_any_vmap(axis_data, vals, dims):
+    (x, y), (dx, dy) = vals, dims
+    rx, ry = np.ndim(x) - (dx is not None), np.ndim(y) - (dy is not None)
+    if rx != ry:  # not a sum of tangents of one value: broadcast as ``add`` does
+        return _add_any_broadcast_batcher(axis_data, vals, dims)
+    if dx == dy:
+        return add_any_p.bind(x, y), dx
+    size = axis_data.size
+    return add_any_p.bind(bdim_at_front(x, dx, size), bdim_at_front(y, dy, size)), 0
+
+
+batching.primitive_batchers[add_any_p] = _add_any_vmap

@@ -22,6 +22,32 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
+from spmd._src.interpreters import ad, batching
+from spmd._src.lax.rules import bdim_at_front
+
+# ---------------------------------------------------------------------------------------------
+# Gathering tangents along the sorted dimension
+
+
+def _take_along(t: Any, idx: Any, axis: int) -> Any:
+    """``t[..., idx[..., i, ...], ...]`` along ``axis`` (``idx`` has a trailing dimension of
+    size 1; the other dimensions of ``t`` and ``idx`` correspond), as a gather that autodiff
+    and vmap understand."""
+    from spmd._src.lax import indexing
+
+    nd = np.ndim(t)
+    others = tuple(i for i in range(nd) if i != axis)
+    dnums = indexing.GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=others,
+        start_indices_batching_dims=others,
+    )
+    return indexing.gather(
+        t, idx, dnums, (1,) * nd, mode=indexing.GatherScatterMode.PROMISE_IN_BOUNDS
+    )
+
 
 # ---------------------------------------------------------------------------------------------
 # NumPy sort keys
@@ -142,6 +168,37 @@ sort_p.def_impl(_sort_impl)
 sort_p.def_abstract_eval(_sort_abstract_eval)
 
 
+def _sort_vmap(axis_data, vals, dims, *, dimension, is_stable, num_keys):
+    d0 = next(d for d in dims if d is not None)
+    if all(d == d0 for d in dims):
+        new_dim = dimension + (dimension >= d0)
+        out = sort_p.bind(*vals, dimension=new_dim, is_stable=is_stable, num_keys=num_keys)
+        return out, [d0] * len(out)
+    vals = [bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
+    out = sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return out, [0] * len(out)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    from spmd._src.lax import shape as lax_shape
+
+    # Sort an iota along with the operands: it records the permutation (our sort is always
+    # stable, so ties keep their order), and every tangent is gathered through it.
+    shape = tuple(np.shape(primals[0]))
+    iota = lax_shape.broadcasted_iota(np.uint32, shape, dimension)
+    *out, perm = sort_p.bind(
+        *primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys
+    )
+    idx = lax_shape.broadcast_in_dim(perm, (*shape, 1), tuple(range(len(shape))))
+    tangents_out = [t if type(t) is ad.Zero else _take_along(t, idx, dimension) for t in tangents]
+    return out, tangents_out
+
+
+batching.primitive_batchers[sort_p] = _sort_vmap
+# One sort gives the primal outputs and the permutation for the tangents.
+ad.primitive_joint_jvps[sort_p] = _sort_jvp
+
+
 # ---------------------------------------------------------------------------------------------
 # top_k
 
@@ -190,6 +247,26 @@ def _top_k_impl(x, *, k, axis):
 top_k_p = core.Primitive("top_k", multiple_results=True)
 top_k_p.def_impl(_top_k_impl)
 top_k_p.def_abstract_eval(_top_k_abstract_eval)
+
+
+def _top_k_vmap(axis_data, vals, dims, *, k, axis):
+    (x,), (d,) = vals, dims
+    return top_k_p.bind(x, k=k, axis=axis + (axis >= d)), [d, d]
+
+
+def _top_k_jvp(primals, tangents, primal_out, *, k, axis):
+    from spmd._src.lax import shape as lax_shape
+
+    (t,) = tangents
+    values, indices = primal_out
+    # The tangents of the chosen elements, in the order chosen.
+    shape = tuple(np.shape(indices))
+    idx = lax_shape.reshape(indices, (*shape, 1))
+    return [_take_along(t, idx, axis), ad.Zero(ad.tangent_aval(core.get_aval(indices)))]
+
+
+batching.primitive_batchers[top_k_p] = _top_k_vmap
+ad.primitive_jvps[top_k_p] = _top_k_jvp
 
 
 __all__ = [
