@@ -639,11 +639,9 @@ def _pp_value(v: Any, ctx: PPContext) -> pp.Doc:
     if isinstance(v, type) and issubclass(v, np.generic):
         return pp.text(np.dtype(v).name)
     if isinstance(v, tuple) and v and all(isinstance(x, (ClosedJaxpr, Jaxpr)) for x in v):
-        return pp.concat(
-            [pp.text("(")]
-            + [pp.concat([_pp_value(x, ctx), pp.text(", ")]) for x in v]
-            + [pp.text(")")]
-        )
+        # A tuple of jaxprs (cond's branches) prints one jaxpr per line, as JAX does.
+        items = pp.concat([pp.concat([pp.hardline(), _pp_value(x, ctx)]) for x in v])
+        return pp.concat([pp.text("("), pp.nest(2, items), pp.hardline(), pp.text(")")])
     return pp.text(str(v))
 
 

@@ -123,7 +123,8 @@ def _fits(doc: Doc, room: int) -> bool:
         elif isinstance(d, Break):
             room -= len(d.text)
         elif isinstance(d, HardLine):
-            return True
+            # A group that holds a forced line break never fits on one line.
+            return False
         elif isinstance(d, (Group, Nest)):
             stack.append(d.child)
     return room >= 0
