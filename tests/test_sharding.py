@@ -205,3 +205,26 @@ def test_device_count_from_environment_and_config():
     assert count({}, code) == "2"
     late = "import spmd; spmd.devices(); spmd.config.update('jax_num_cpu_devices', 2)"
     assert "RuntimeError" in count({}, late)
+
+
+# --- result shardings of eager operations, against JAX (tests/golden/sharding_ops.json) --------
+
+from cases_sharding_ops import CASES as OP_CASES  # noqa: E402
+from cases_sharding_ops import OPS  # noqa: E402
+
+OP_GOLDEN = json.loads((Path(__file__).parent / "golden" / "sharding_ops.json").read_text())
+
+
+def _spec_json(s):
+    if not isinstance(s, NamedSharding):
+        return None
+    return [list(e) if isinstance(e, tuple) else e for e in s.spec]
+
+
+@pytest.mark.parametrize("name,mesh_key,shape,spec,op", OP_CASES, ids=[c[0] for c in OP_CASES])
+def test_eager_result_shardings_match_jax(name, mesh_key, shape, spec, op):
+    x = spmd.device_put(
+        jnp.arange(float(np.prod(shape))).reshape(shape),
+        NamedSharding(MESH_OBJS[mesh_key], P(*spec)),
+    )
+    assert _spec_json(OPS[op](jnp, x).sharding) == OP_GOLDEN[name]
