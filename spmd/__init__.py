@@ -18,6 +18,13 @@ from spmd._src.autodiff import (
     vjp,
 )
 from spmd._src.config import config
+from spmd._src.custom_derivatives import (
+    checkpoint,
+    checkpoint_policies,
+    custom_jvp,
+    custom_vjp,
+    remat,
+)
 from spmd._src.devices import (
     default_backend,
     device_count,
@@ -37,13 +44,26 @@ from spmd._src.placement import (
     make_array_from_single_device_arrays,
     typeof,
 )
+from spmd._src.pmap import pmap
+from spmd._src.shard_map import shard_map, smap
 from spmd._src.sharding import NamedSharding, PartitionSpec
 from spmd._src.sharding import PartitionSpec as P
 from spmd._src.vmap import vmap
 
 _array_methods.install()
 
-from spmd import debug, dtypes, errors, lax, numpy, sharding, tree, tree_util  # noqa: E402
+from spmd import (  # noqa: E402
+    debug,
+    dtypes,
+    errors,
+    lax,
+    nn,  # noqa: E402
+    numpy,
+    random,
+    sharding,
+    tree,
+    tree_util,
+)
 
 __version__ = "0.1.0"
 
@@ -62,6 +82,10 @@ __all__ = [
     "make_array_from_callback",
     "make_array_from_single_device_arrays",
     "make_mesh",
+    "pmap",
+    "shard_map",
+    "smap",
+    "nn",
     "process_count",
     "process_index",
     "reshard",
@@ -71,6 +95,11 @@ __all__ = [
     "Array",
     "ShapeDtypeStruct",
     "config",
+    "checkpoint",
+    "checkpoint_policies",
+    "custom_jvp",
+    "custom_vjp",
+    "remat",
     "dtypes",
     "errors",
     "eval_shape",
@@ -88,6 +117,7 @@ __all__ = [
     "lax",
     "make_jaxpr",
     "numpy",
+    "random",
     "tree",
     "tree_util",
 ]

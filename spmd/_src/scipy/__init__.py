@@ -1,0 +1,1 @@
+"""The implementation of ``spmd.scipy``."""

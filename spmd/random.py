@@ -1,0 +1,32 @@
+"""spmd.random: JAX's threefry pseudo-random numbers (``from spmd import random``).
+
+Re-exports only; the implementation lives in ``spmd._src.random``.
+"""
+
+from spmd._src.random import (  # noqa: F401
+    KeyDtype,
+    PRNGKey,
+    PRNGKeyArray,
+    bernoulli,
+    bits,
+    categorical,
+    choice,
+    clone,
+    exponential,
+    fold_in,
+    gumbel,
+    key,
+    key_data,
+    key_dtype,
+    key_impl,
+    laplace,
+    logistic,
+    normal,
+    permutation,
+    rademacher,
+    randint,
+    split,
+    truncated_normal,
+    uniform,
+    wrap_key_data,
+)
