@@ -1,10 +1,12 @@
-# The two commands: `make demo` (a tour on 8 virtual devices) and `make test`.
+# The two commands: `make demo` (a tour on 8 virtual devices, then training an example network)
+# and `make test`.
 # Everything runs from a local virtualenv that these targets create on first use.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp-install
+EXAMPLES_STAMP := $(VENV)/.stamp-examples
 
 # Real JAX, only to regenerate golden files (tests never need it).
 JAX_VENV := .venv-jax
@@ -27,8 +29,14 @@ $(STAMP): pyproject.toml
 test: venv
 	$(PY) -m pytest -n 2 tests
 
-demo: venv
+# The examples' extra dependencies (scikit-learn's bundled data sets), on top of the venv.
+$(EXAMPLES_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[examples]'
+	@touch $(EXAMPLES_STAMP)
+
+demo: venv $(EXAMPLES_STAMP)
 	$(PY) -m spmd.demo
+	$(PY) examples/mlp_digits.py
 
 bench: venv
 	$(PY) bench/run.py

@@ -182,7 +182,36 @@ def dot_products() -> None:
     )
 
 
-# The tour, in order. Sections still to come go after dot_products: devices (the 8 virtual CPU
+def vmap_and_grad() -> None:
+    """vmap and grad: per-example gradients, Jacobians, batched programs"""
+    session(
+        """
+        def loss(w, x, y):
+            return (jnp.dot(x, w) - y) ** 2
+
+        w = jnp.array([1.0, -1.0, 0.5])
+        xs = jnp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        ys = jnp.array([0.0, 1.0])
+        # grad differentiates with respect to the first argument ...
+        jax.grad(loss)(w, xs[0], ys[0])
+        # ... and vmap maps that over the examples: one gradient per example, in one call.
+        per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))
+        per_example(w, xs, ys)
+        # jacobian: every partial derivative of a function from vectors to vectors.
+        jax.jacobian(lambda x: x * jnp.sum(x))(jnp.array([1.0, 2.0]))
+
+        # vmap rewrites the program: a dot of vectors becomes one batched dot_general.
+        def dot(v1, v2):
+            return jnp.dot(v1, v2)
+
+        v1s, v2s = jnp.ones((4, 3)), jnp.ones((4, 3))
+        print(jax.make_jaxpr(jax.vmap(dot))(v1s, v2s))
+        """,
+        _namespace(),
+    )
+
+
+# The tour, in order. Sections still to come go after vmap_and_grad: devices (the 8 virtual CPU
 # devices), sharding pictures (device_put with a NamedSharding and its visualization), pmap and
 # shard_map with collectives.
 SECTIONS: list[Callable[[], None]] = [
@@ -192,6 +221,7 @@ SECTIONS: list[Callable[[], None]] = [
     jaxprs,
     pytrees,
     dot_products,
+    vmap_and_grad,
 ]
 
 

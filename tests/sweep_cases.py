@@ -24,8 +24,8 @@ import numpy as np
 
 import spmd
 from spmd import lax
-from spmd._src.lax import rules as _rules
 from spmd._src import dispatch
+from spmd._src.lax import rules as _rules
 
 bf16 = ml_dtypes.bfloat16
 
@@ -52,6 +52,13 @@ class Config:
 
 
 ENTRIES: dict[str, list[Config]] = {}
+
+# Primitives without sweep calls yet: name -> reason. The rule sweep (test_sweep_rules.py)
+# has nothing to drive them with either. An entry whose primitive gains calls must go.
+KNOWN_UNSWEPT: dict[str, str] = {
+    "sharding_constraint": "being written with the sharding work",
+}
+
 REJECTS: dict[str, list[tuple[str, Callable, tuple]]] = {}
 
 
@@ -241,6 +248,39 @@ reject("erf_inv", lax.erf_inv, "int32")
 reject("bessel_i0e", lax.bessel_i0e, "int32")
 reject("digamma", lax.digamma, "int32")
 
+
+def _i1e(x: float) -> float:
+    # The power series of I1, summed in float64 (enough terms for |x| <= 8).
+    term = x / 2
+    total, q = term, (x / 2) ** 2
+    for k in range(1, 80):
+        term *= q / (k * (k + 1))
+        total += term
+    return math.exp(-abs(x)) * total
+
+
+unary("bessel_i1e", lax.bessel_i1e, _vec(_i1e), FLOATS, (-8.0, 8.0), TRANS)
+reject("bessel_i1e", lax.bessel_i1e, "int32")
+
+
+def _polygamma(m: float, x: float) -> float:
+    # (-1)^(m+1) m! sum_k (x + k)^-(m+1): 4000 terms, then the tail as an integral.
+    if m == 0:
+        return _digamma(x)
+    n, ks = int(m), np.arange(4000.0)
+    tail = np.sum((x + ks) ** -(n + 1)) + (x + 4000 - 0.5) ** -n / n
+    return (-1) ** (n + 1) * math.factorial(n) * tail
+
+
+for _dt in FLOATS:
+    for _s in SHAPES:
+        _m = np.floor(gen(_dt, _s, (0.0, 3.99), seed="polygamma_m").astype(np.float64))
+        _x = gen(_dt, _s, (0.5, 5.0), seed="polygamma_x")
+        add("polygamma", Config(f"{_dt}{_s}", lax.polygamma, (_m.astype(_x.dtype), _x),
+                                lambda m, x: np.vectorize(_polygamma, otypes=[np.float64])(m, x),
+                                _dt, LOOSE))  # fmt: skip
+reject("polygamma", lax.polygamma, "int32", nargs=2)
+
 _ROUND_EXTRA = [np.array([0.5, 1.5, 2.5, -0.5, -2.5, 0.49999997, -0.49999997, 3.0])]
 unary(
     "round",
@@ -330,6 +370,7 @@ unary("population_count", lax.population_count, _popcount, INTS, _WIDE_INT)
 unary("clz", lax.clz, _clz, INTS, _WIDE_INT, extra=[np.array([0, 1, 2, 3])])
 reject("population_count", lax.population_count, "float32", "bool")
 reject("clz", lax.clz, "float32", "bool")
+unary("stop_gradient", lax.stop_gradient, lambda x: x, ALL, native=True)
 
 # ---------------------------------------------------------------------------------------------
 # Elementwise: binary
@@ -1057,6 +1098,255 @@ for _dt in FLOATS + ["int32"]:
         ))  # fmt: skip
 
 # ---------------------------------------------------------------------------------------------
+# Linear algebra (spmd._src.lax.linalg). Inputs are random normal matrices (well conditioned
+# enough at these sizes); the Cholesky factorization gets x @ x^T + n I, built with lax ops.
+# Decompositions whose vectors are unique only up to sign are compared with NumPy on the same
+# float32 input (native), so both take the same LAPACK path.
+
+from spmd._src.lax import linalg as _linalg  # noqa: E402
+
+
+def _lin_gen(shape, seed):
+    return _rng(f"linalg{seed}{shape}").standard_normal(shape).astype(np.float32)
+
+
+def _spd_lax(x):
+    nd = x.ndim
+    batch = tuple(range(nd - 2))
+    xxt = lax.dot_general(x, x, (((nd - 1,), (nd - 1,)), (batch, batch)))
+    n = x.shape[-1]
+    eye = lax.broadcast_in_dim(np.eye(n, dtype=x.dtype) * n, xxt.shape, (nd - 2, nd - 1))
+    return lax.add(xxt, eye)
+
+
+def _spd_np(x):
+    return x @ np.swapaxes(x, -1, -2) + np.eye(x.shape[-1], dtype=x.dtype) * x.shape[-1]
+
+
+for _s in [(3, 3), (2, 4, 4)]:
+    _x = _lin_gen(_s, "sq")
+    add("det", Config(f"float32{_s}", _linalg.det, (_x,), np.linalg.det, "float32", LOOSE))
+    add("inv", Config(f"float32{_s}", _linalg.inv, (_x,), np.linalg.inv, "float32", LOOSE))
+    add("slogdet", Config(f"float32{_s}", _linalg.slogdet, (_x,),
+                          lambda x: list(np.linalg.slogdet(x)), ["float32", "float32"],
+                          LOOSE))  # fmt: skip
+    add("cholesky", Config(
+        f"float32{_s} of x x^T + n I",
+        lambda x: _linalg.cholesky(_spd_lax(x), symmetrize_input=False),
+        (_x,),
+        lambda x: np.linalg.cholesky(_spd_np(x)),
+        "float32",
+        LOOSE,
+    ))  # fmt: skip
+    add("eigh", Config(f"float32{_s}", lambda x: _linalg.eigh(x, symmetrize_input=False), (_x,),
+                       lambda x: list(np.linalg.eigh(x))[::-1], ["float32", "float32"], LOOSE,
+                       native=True))  # fmt: skip
+for _as, _bs in [((3, 3), (3,)), ((2, 3, 3), (2, 3, 2))]:
+    add("solve", Config(f"float32{_as} b{_bs}", _linalg.solve,
+                        (_lin_gen(_as, "sa"), _lin_gen(_bs, "sb")),
+                        lambda a, b: np.linalg.solve(a, b[..., None])[..., 0]
+                        if b.ndim == a.ndim - 1 else np.linalg.solve(a, b),
+                        "float32", LOOSE))  # fmt: skip
+for _s, _full in [((4, 3), False), ((3, 3), True), ((2, 3, 3), True)]:
+    add("qr", Config(f"float32{_s} full_matrices={_full}",
+                     lambda x, f=_full: _linalg.qr(x, full_matrices=f), (_lin_gen(_s, "qr"),),
+                     lambda x, f=_full: list(np.linalg.qr(x, "complete" if f else "reduced")),
+                     ["float32", "float32"], LOOSE, native=True))  # fmt: skip
+for _s, _full, _uv in [((4, 3), False, True), ((3, 4), False, True), ((3, 3), True, True),
+                       ((2, 3, 4), True, False)]:  # fmt: skip
+
+    def _svd_ref(x, f=_full, uv=_uv):
+        if not uv:
+            return np.linalg.svd(x, compute_uv=False)
+        u, s_, vh = np.linalg.svd(x, full_matrices=f)
+        return [u, s_, vh]
+
+    add("svd", Config(f"float32{_s} full_matrices={_full} compute_uv={_uv}",
+                      lambda x, f=_full, uv=_uv: _linalg.svd(x, full_matrices=f, compute_uv=uv),
+                      (_lin_gen(_s, "svd"),), _svd_ref,
+                      ["float32"] * 3 if _uv else "float32", LOOSE, native=True))  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
+# Control flow (spmd._src.lax.control_flow): cond (also through switch), scan, while. The
+# bodies use exact operations (max, add on grid values) so results equal the NumPy loops.
+
+
+def _cond_ref(p, x, y):
+    return np.maximum(x, y) if p else np.add(x, y)
+
+
+def _switch_ref(i, x):
+    i = min(max(int(i), 0), 2)
+    return [x, np.maximum(x, -x), np.add(x, x)][i]
+
+
+def _scan_ref(c, xs, reverse=False):
+    ys = np.empty_like(xs)
+    order = range(len(xs))[::-1] if reverse else range(len(xs))
+    for i in order:
+        c, ys[i] = np.maximum(c, xs[i]), np.add(c, xs[i])
+    return [c, ys]
+
+
+def _while_ref(acc, x):
+    for _ in range(3):
+        acc = np.add(acc, x)
+    return acc
+
+
+for _dt in NUMERIC:
+    for _s in [(), (5,), (2, 3)]:
+        _x = gen(_dt, _s, _GRID(_dt), seed="condx")
+        _y = gen(_dt, _s, _GRID(_dt), seed="condy")
+        for _p in (True, False):
+            add("cond", Config(
+                f"{_dt}{_s} pred={_p}",
+                lambda p, x, y: lax.cond(p, lambda a, b: lax.max(a, b), lambda a, b: lax.add(a, b),
+                                         x, y),
+                (np.array(_p), _x, _y), _cond_ref, _dt, native=not _is_float(_dt)))  # fmt: skip
+        for _i in (1, 2, 7):
+            add("cond", Config(
+                f"switch {_dt}{_s} index={_i}",
+                lambda i, x: lax.switch(i, [lambda a: a, lambda a: lax.max(a, lax.neg(a)),
+                                            lambda a: lax.add(a, a)], x),
+                (np.array(_i, np.int32), _x), _switch_ref, _dt,
+                native=not _is_float(_dt)))  # fmt: skip
+        _c = gen(_dt, _s, _GRID(_dt), seed="scanc")
+        _xs = gen(_dt, (4, *_s), _GRID(_dt), seed="scanxs")
+        for _rev in (False, True):
+            add("scan", Config(
+                f"{_dt}{_s} reverse={_rev}",
+                lambda c, xs, r=_rev: lax.scan(
+                    lambda c, x: (lax.max(c, x), lax.add(c, x)), c, xs, reverse=r),
+                (_c, _xs), lambda c, xs, r=_rev: _scan_ref(c, xs, r), [_dt, _dt],
+                native=not _is_float(_dt)))  # fmt: skip
+        add("scan", Config(
+            f"{_dt}{_s} closing over an operand",
+            lambda c, xs, k: lax.scan(lambda c, x: (lax.max(c, k), lax.add(x, k)), c, xs),
+            (_c, _xs, _x), lambda c, xs, k: [np.maximum(c, k), np.add(xs, k)], [_dt, _dt],
+            native=not _is_float(_dt)))  # fmt: skip
+        add("while", Config(
+            f"{_dt}{_s}",
+            lambda acc, x: lax.while_loop(
+                lambda c: lax.lt(c[0], np.int32(3)),
+                lambda c: (lax.add(c[0], np.int32(1)), lax.add(c[1], x)), (np.int32(0), acc))[1],
+            (_c, _x), _while_ref, _dt, native=not _is_float(_dt)))  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
+# Random bits (spmd._src.lax.random_bits): the threefry primitives against a scalar Python
+# Threefry-2x32 and JAX's partitionable counter layout (the default); the xla_* float kernels
+# against float64 NumPy.
+
+from spmd._src.lax import random_bits as _rb  # noqa: E402
+
+_M32 = 0xFFFFFFFF
+
+
+def _tf_ref(k1: int, k2: int, x1: int, x2: int) -> tuple[int, int]:
+    ks = (k1, k2, k1 ^ k2 ^ 0x1BD11BDA)
+    a, b = (x1 + k1) & _M32, (x2 + k2) & _M32
+    for i in range(5):
+        for r in ((13, 15, 26, 6), (17, 29, 16, 24))[i % 2]:
+            a = (a + b) & _M32
+            b = (((b << r) | (b >> (32 - r))) & _M32) ^ a
+        a = (a + ks[(i + 1) % 3]) & _M32
+        b = (b + ks[(i + 2) % 3] + i + 1) & _M32
+    return a, b
+
+
+def _tf_arrays_ref(k1, k2, x1, x2):
+    k1, k2, x1, x2 = np.broadcast_arrays(k1, k2, x1, x2)
+    pairs = [_tf_ref(*map(int, v)) for v in zip(k1.ravel(), k2.ravel(), x1.ravel(), x2.ravel())]
+    out = np.array(pairs, np.uint32).reshape(k1.shape + (2,))
+    return [out[..., 0], out[..., 1]]
+
+
+def _keys_ref(keys, fn):
+    """``fn(k1, k2)`` (Python ints) for every key of ``keys`` (uint32[..., 2]), stacked."""
+    flat = keys.reshape(-1, 2)
+    outs = [np.asarray(fn(int(k[0]), int(k[1]))) for k in flat]
+    return np.stack(outs).reshape(keys.shape[:-1] + outs[0].shape)
+
+
+def _bits_ref(keys, width, shape):
+    n = math.prod(shape)
+
+    def one(k1, k2):
+        words = [a ^ b for a, b in (_tf_ref(k1, k2, i >> 32, i & _M32) for i in range(n))]
+        return np.array(words, np.uint64).astype(f"u{width // 8}").reshape(shape)
+
+    return _keys_ref(keys, one)
+
+
+def _split_ref(keys, shape):
+    n = math.prod(shape)
+    return _keys_ref(keys, lambda k1, k2: np.array(
+        [_tf_ref(k1, k2, 0, i) for i in range(n)], np.uint32).reshape(shape + (2,)))  # fmt: skip
+
+
+def _key_data(shape, seed):
+    return _rng(f"keys{shape}{seed}").integers(0, 2**32, shape + (2,), dtype=np.uint32)
+
+
+for _s in [(), (5,), (2, 3)]:
+    _args = tuple(
+        _rng(f"threefry{_s}{i}").integers(0, 2**32, _s, dtype=np.uint32) for i in range(4)
+    )
+    add("threefry2x32", Config(f"uint32{_s}", lambda *a: _rb.threefry2x32(*a), _args,
+                               _tf_arrays_ref, ["uint32", "uint32"], native=True))  # fmt: skip
+add("threefry2x32", Config(
+    "uint32 scalar key, vector counters", lambda *a: _rb.threefry2x32(*a),
+    (np.uint32(7), np.uint32(0xFFFFFFFF), np.arange(4, dtype=np.uint32),
+     np.arange(4, 8, dtype=np.uint32)),
+    _tf_arrays_ref, ["uint32", "uint32"], native=True))  # fmt: skip
+reject("threefry2x32", lambda *a: _rb.threefry2x32(*a), "int32", "float32", nargs=4)
+
+for _kb in [(), (3,)]:
+    for _w in (8, 16, 32):
+        for _s in [(), (5,), (2, 3)]:
+            add("random_bits", Config(
+                f"keys{_kb} bits{_w} shape{_s}",
+                lambda k, w=_w, s=_s: _rb.random_bits(k, w, s), (_key_data(_kb, _w),),
+                lambda k, w=_w, s=_s: _bits_ref(k, w, s), f"uint{_w}", native=True))  # fmt: skip
+    for _s in [(2,), (2, 3)]:
+        add("random_split", Config(
+            f"keys{_kb} shape{_s}", lambda k, s=_s: _rb.random_split(k, s),
+            (_key_data(_kb, "split"),), lambda k, s=_s: _split_ref(k, s), "uint32",
+            native=True))  # fmt: skip
+    _msgs = _rng(f"msgs{_kb}").integers(0, 2**32, _kb, dtype=np.uint32)
+    add("random_fold_in", Config(
+        f"keys{_kb}", _rb.random_fold_in, (_key_data(_kb, "fold"), _msgs),
+        lambda k, m: np.stack(_tf_arrays_ref(k[..., 0], k[..., 1], np.zeros_like(m), m), -1),
+        "uint32", native=True))  # fmt: skip
+for _dt in ("int32", "int8", "uint8", "uint32"):
+    _x = gen(_dt, (4,), seed="seed")
+    add("random_seed", Config(
+        f"{_dt}(4,)", _rb.random_seed, (_x,),
+        lambda x: np.stack([np.zeros(x.shape, np.uint32),
+                            x.astype(np.int64).astype(np.uint32)], -1),
+        "uint32", native=True))  # fmt: skip
+reject("random_seed", _rb.random_seed, "float32")
+
+for _name, _fn, _ref, _dom in [
+    ("xla_log", _rb.xla_log, np.log, (0.01, 100.0)),
+    ("xla_log1p", _rb.xla_log1p, np.log1p, (-0.9, 10.0)),
+    ("xla_erf", _rb.xla_erf, _vec(math.erf), (-4.0, 4.0)),
+    ("xla_erf_inv", _rb.xla_erf_inv, _vec(_erf_inv), (-0.99, 0.99)),
+]:
+    unary(_name, _fn, _ref, FLOATS, _dom, TRANS)
+    reject(_name, _fn, "int32")
+for _dt in FLOATS:
+    for _s in SHAPES:
+        _abc = tuple(gen(_dt, _s, (-2.0, 2.0), seed=f"fma{i}") for i in range(3))
+        add("xla_fma", Config(f"{_dt}{_s}", _rb.xla_fma, _abc, lambda a, b, c: a * b + c, _dt,
+                              TRANS))  # fmt: skip
+    _abc = (gen(_dt, (2, 3), None, seed="fma0"), gen(_dt, (1, 3), None, seed="fma1"),
+            gen(_dt, (), None, seed="fma2"))  # fmt: skip
+    add("xla_fma", Config(f"{_dt} broadcast", _rb.xla_fma, _abc, lambda a, b, c: a * b + c, _dt,
+                          TRANS))  # fmt: skip
+reject("xla_fma", _rb.xla_fma, "int32", nargs=3)
+
+# ---------------------------------------------------------------------------------------------
 # The jit call primitive.
 
 for _dt in NUMERIC:
@@ -1080,4 +1370,174 @@ for _dt in NUMERIC:
 
 JIT_PRIMITIVE = dispatch.jit_p
 
-__all__ = ["ENTRIES", "JIT_PRIMITIVE", "REJECTS", "Config", "gen"]
+
+def all_primitives() -> dict[str, Any]:
+    """Every Primitive object defined at module level under spmd._src.lax (subpackages
+    included), plus jit_p."""
+    import importlib
+    import pkgutil
+
+    import spmd._src.lax as lax_pkg
+    from spmd._src import core
+
+    prims: dict[str, Any] = {}
+    # Subpackages too (control_flow/...), so no primitive escapes the sweep.
+    for info in pkgutil.walk_packages(lax_pkg.__path__, prefix="spmd._src.lax."):
+        mod = importlib.import_module(info.name)
+        for value in vars(mod).values():
+            if isinstance(value, core.Primitive):
+                other = prims.setdefault(value.name, value)
+                assert other is value, f"two primitives are named {value.name!r}"
+    prims[JIT_PRIMITIVE.name] = JIT_PRIMITIVE
+    return prims
+
+
+__all__ = [
+    "ENTRIES",
+    "JIT_PRIMITIVE",
+    "KNOWN_UNSWEPT",
+    "REJECTS",
+    "Config",
+    "all_primitives",
+    "gen",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Collectives (spmd._src.lax.parallel), each called through vmap(axis_name='i'): the operand's
+# leading dimension holds the devices, and the traced call binds the collective once in its
+# stacked (global) form. References are loops over the devices; float sums are left folds in
+# device order (group order within groups) in the input dtype, compared bit for bit (native).
+
+KNOWN_UNSWEPT.update({
+    "psum_invariant": "exists only in shard_map bodies before they are batched, where it "
+    "becomes psum (swept); see tests/test_collectives.py",
+    "pvary": "an identity on values whose batching rule drops it; see tests/test_collectives.py",
+    "axis_index": "no operands: batched, it is an iota; see tests/test_collectives.py",
+})  # fmt: skip
+
+
+def _per_device(fn, x, groups=None):
+    """Per device d: ``fn(values of d's group in group order, position of d)``."""
+    n = x.shape[0]
+    groups = groups or [list(range(n))]
+    outs = [None] * n
+    for g in groups:
+        vals = [x[i] for i in g]
+        for p, d in enumerate(g):
+            outs[d] = fn(vals, p)
+    return np.stack(outs)
+
+
+def _fold_ref(op, dtype):
+    def f(vals, p):
+        acc = np.array(vals[0], dtype=dtype)
+        for v in vals[1:]:
+            acc = np.asarray(op(acc, v), dtype=dtype)
+        return acc
+
+    return f
+
+
+def _coll(name, lax_fn, ref, dts, shapes, groups_list, label=""):
+    for dt in dts:
+        for n, s in shapes:
+            for groups in groups_list(n):
+                x = gen(dt, (n, *s), (-3.0, 3.0) if _is_float(dt) else None,
+                        seed=f"coll{name}{label}")  # fmt: skip
+                add(name, Config(
+                    f"{dt}{s} n={n} groups={groups}{label}",
+                    lambda x, g=groups: spmd.vmap(lambda y: lax_fn(y, g), axis_name="i")(x),
+                    (x,), lambda x, g=groups: ref(x, g), dt, native=True))  # fmt: skip
+
+
+def _groups_none_and_some(n):
+    out = [None]
+    if n == 4:
+        out += [[[0, 2], [3, 1]], [[1, 2, 3], [0]]]
+    return out
+
+
+def _equal_groups(n):
+    return [None] + ([[[0, 2], [3, 1]]] if n == 4 else [])
+
+
+_CSHAPES = [(2, ()), (4, (3,)), (4, (2, 3))]
+for _name, _op in [("psum", np.add), ("pmax", np.maximum), ("pmin", np.minimum)]:
+    _coll(_name,
+          lambda y, g, nm=_name: getattr(lax, nm)(y, "i", axis_index_groups=g),
+          lambda x, g, op=_op: _per_device(_fold_ref(op, x.dtype), x, g),
+          ["float32", "int32", "float16", "int8"], _CSHAPES, _groups_none_and_some)  # fmt: skip
+
+for _ax, _tiled in [(0, False), (-1, False), (0, True), (-1, True)]:
+    _coll("all_gather",
+          lambda y, g, a=_ax, t=_tiled: lax.all_gather(y, "i", axis=a, tiled=t,
+                                                       axis_index_groups=g),
+          lambda x, g, a=_ax, t=_tiled: _per_device(
+              lambda vals, p: np.concatenate(vals, axis=a) if t else np.stack(vals, axis=a),
+              x, g),
+          ["float32", "int32"], [(2, (3,)), (4, (2, 4))], _equal_groups,
+          f" axis={_ax} tiled={_tiled}")  # fmt: skip
+
+
+def _scatter_ref(x, g, sd, tiled):
+    def f(vals, p):
+        total = _fold_ref(np.add, x.dtype)(vals, p)
+        block = np.split(total, len(vals), axis=sd)[p]
+        return block if tiled else np.squeeze(block, sd)
+
+    return _per_device(f, x, g)
+
+
+for _sd, _tiled, _s in [(0, False, (4, 3)), (-1, True, (3, 8)), (1, False, (2, 4))]:
+    _coll("reduce_scatter",
+          lambda y, g, sd=_sd, t=_tiled: lax.psum_scatter(y, "i", scatter_dimension=sd,
+                                                          tiled=t, axis_index_groups=g),
+          lambda x, g, sd=_sd, t=_tiled: _scatter_ref(x, g, sd, t),
+          ["float32", "int32"],
+          [(4, _s)] + ([(2, (2, 2))] if _tiled else []),
+          lambda n, tl=_tiled: [None] if n == 2 or not tl else [None, [[0, 2], [3, 1]]],
+          f" scatter_dimension={_sd} tiled={_tiled}")  # fmt: skip
+
+
+def _a2a_ref(x, g, split, concat, tiled):
+    def f(vals, p):
+        parts = [np.split(v, len(vals), axis=split)[p] for v in vals]
+        if tiled:
+            return np.concatenate(parts, axis=concat)
+        parts = [np.squeeze(q, split) for q in parts]
+        return np.stack(parts, axis=concat)
+
+    return _per_device(f, x, g)
+
+
+for _sp, _ca, _tiled, _s in [(0, 0, False, (4, 3)), (0, 1, False, (4, 3)),
+                             (1, 0, True, (2, 8)), (-1, -2, True, (3, 4))]:  # fmt: skip
+    _coll("all_to_all",
+          lambda y, g, a=_sp, b=_ca, t=_tiled: lax.all_to_all(y, "i", a, b, tiled=t,
+                                                              axis_index_groups=g),
+          lambda x, g, a=_sp, b=_ca, t=_tiled: _a2a_ref(x, g, a % 2, b % 2, t),
+          ["float32", "int32"], [(4, _s)],
+          lambda n, tl=_tiled: [None, [[0, 2], [3, 1]]] if tl else [None],
+          f" split={_sp} concat={_ca} tiled={_tiled}")  # fmt: skip
+
+
+def _ppermute_ref(x, perm):
+    out = np.zeros_like(x)
+    for s, d in perm:
+        out[d] = x[s]
+    return out
+
+
+for _perm in [[(0, 1), (1, 2), (2, 3), (3, 0)], [(0, 2), (3, 1)], []]:
+    _coll("ppermute",
+          lambda y, g, pm=_perm: lax.ppermute(y, "i", pm),
+          lambda x, g, pm=_perm: _ppermute_ref(x, pm),
+          ["float32", "int32", "bool"], [(4, (3,)), (4, (2, 3))], lambda n: [None],
+          f" perm={_perm}")  # fmt: skip
+
+for _src in (0, 3):
+    _coll("pbroadcast",
+          lambda y, g, s=_src: lax.pbroadcast(y, "i", s),
+          lambda x, g, s=_src: np.stack([x[s]] * x.shape[0]),
+          ["float32", "int32"], [(4, (3,)), (4, ())], lambda n: [None],
+          f" source={_src}")  # fmt: skip

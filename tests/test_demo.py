@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -22,6 +23,17 @@ EXPECTED_JAXPR = textwrap.dedent(
         e:f32[3] = mul c d
         f:f32[3] = add e 1.0:f32[]
       in (f,) }"""
+)
+
+# vmap(dot) of two batches of vectors: one dot_general with a batch dimension.
+EXPECTED_VMAP_JAXPR = textwrap.dedent(
+    """\
+    { lambda ; a:f32[4,3] b:f32[4,3]. let
+        c:f32[4] = dot_general[
+          dimension_numbers=(([1], [1]), ([0], [0]))
+          preferred_element_type=float32
+        ] a b
+      in (c,) }"""
 )
 
 EXPECTED_LINES = [
@@ -51,13 +63,18 @@ EXPECTED_LINES = [
     ">>> jnp.dot(a, b)\nArray(17., dtype=float32)",
     ">>> a @ b\nArray(17., dtype=float32)",
     "Array([17., 62.], dtype=float32)",
+    # vmap and grad
+    ">>> jax.grad(loss)(w, xs[0], ys[0])\nArray([1., 2., 3.], dtype=float32)",
+    ">>> per_example(w, xs, ys)\nArray([[ 1.,  2.,  3.],\n       [ 8., 10., 12.]], dtype=float32)",
+    "Array([[4., 1.],\n       [2., 5.]], dtype=float32)",
 ]
 
 
 @pytest.fixture(scope="module")
 def demo_run() -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run(
+    start = time.perf_counter()
+    proc = subprocess.run(
         [sys.executable, "-m", "spmd.demo"],
         capture_output=True,
         text=True,
@@ -66,6 +83,8 @@ def demo_run() -> subprocess.CompletedProcess:
         timeout=120,
         check=False,
     )
+    proc.seconds = time.perf_counter() - start
+    return proc
 
 
 def test_demo_exits_cleanly(demo_run):
@@ -75,6 +94,16 @@ def test_demo_exits_cleanly(demo_run):
 
 def test_demo_prints_the_jaxpr(demo_run):
     assert EXPECTED_JAXPR in demo_run.stdout
+
+
+def test_demo_prints_the_vmap_jaxpr(demo_run):
+    assert EXPECTED_VMAP_JAXPR in demo_run.stdout
+
+
+def test_demo_is_quick(demo_run):
+    # The tour is read at the terminal: it must not keep the reader waiting (the whole
+    # process, imports included; the fixture times it).
+    assert demo_run.seconds < 10.0, f"the tour took {demo_run.seconds:.1f} s"
 
 
 @pytest.mark.parametrize("text", EXPECTED_LINES)

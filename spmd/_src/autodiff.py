@@ -66,6 +66,34 @@ def _as_value(x: Any) -> Any:
 # vjp / linearize / jvp
 
 
+def _linearize(fun: Callable, primals: tuple, has_aux: bool, who: str):
+    """Linearize ``fun`` at ``primals``. Auxiliary outputs ride along as extra outputs of the
+    traced function, so they come back as primal values (not tracers of the dead trace)."""
+    leaves, in_tree = tu.tree_flatten(primals)
+    leaves = [_as_value(x) for x in leaves]
+    box = {}
+
+    def flat_fun(*flat):
+        out = fun(*tu.tree_unflatten(in_tree, flat))
+        aux_leaves = []
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError(
+                    f"{who}({_fun_name(fun)}, has_aux=True) requires the function to return a "
+                    f"pair (output, aux), got {type(out).__name__}"
+                )
+            out, aux = out
+            aux_leaves, box["aux_tree"] = tu.tree_flatten(aux)
+        out_leaves, box["out_tree"] = tu.tree_flatten(out)
+        box["n_out"] = len(out_leaves)
+        return out_leaves + aux_leaves
+
+    outs, linear = ad.linearize_flat(flat_fun, leaves)
+    n_out = box["n_out"]
+    aux = tu.tree_unflatten(box["aux_tree"], outs[n_out:]) if has_aux else None
+    return leaves, in_tree, outs[:n_out], box["out_tree"], aux, linear
+
+
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """The outputs of ``fun`` and a function mapping output cotangents to input cotangents.
 
@@ -73,83 +101,54 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     >>> f_vjp(1.0)
     (Array(0.87758255, dtype=float32, weak_type=True),)
     """
-    leaves, in_tree = tu.tree_flatten(primals)
-    leaves = [_as_value(x) for x in leaves]
-    out_box = []
-
-    def flat_fun(*flat):
-        out = fun(*tu.tree_unflatten(in_tree, flat))
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise TypeError(
-                    f"vjp({_fun_name(fun)}, has_aux=True) requires the function to return a "
-                    f"pair (output, aux), got {type(out)}"
-                )
-            out, aux = out
-            out_box.append(aux)
-        out_leaves, out_tree = tu.tree_flatten(out)
-        out_box.insert(0, out_tree)
-        return out_leaves
-
-    out_primals, linear = ad.linearize_flat(flat_fun, leaves)
-    out_tree = out_box[0]
+    leaves, in_tree, out_primals, out_tree, aux, linear = _linearize(fun, primals, has_aux, "vjp")
     in_avals = [core.get_aval(x) for x in leaves]
+    n_aux = len(linear.out_avals) - len(out_primals)
 
     def vjp_fun(*cts: Any) -> tuple[Any, ...]:
         ct = cts[0] if len(cts) == 1 else cts
         ct_leaves, ct_tree = tu.tree_flatten(ct)
         if ct_tree != out_tree:
-            raise TypeError(
+            raise ValueError(
                 f"Tree structure of cotangent input {ct_tree}, does not match structure of "
                 f"primal output {out_tree}."
             )
         for c, p in zip(ct_leaves, out_primals):
             ca, pa = core.get_aval(c), ad.tangent_aval(core.get_aval(p))
-            if np.shape(c) != pa.shape:
+            if ca.shape != pa.shape or ca.dtype != pa.dtype:
                 raise ValueError(
-                    f"Shape of cotangent input to vjp pullback function {np.shape(c)} must be "
-                    f"the same as the shape of corresponding primal input {pa.shape}."
+                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                    f"{ca.dtype.name}[{','.join(map(str, ca.shape))}], but expected "
+                    f"{pa.dtype.name}[{','.join(map(str, pa.shape))}] because the corresponding "
+                    "output of the function had that type."
                 )
-            del ca
-        ct_in = linear.transpose([_as_value(c) for c in ct_leaves])
+        zeros = [Zero(a) for a in linear.out_avals[len(out_primals) :]]
+        ct_in = linear.transpose([_as_value(c) for c in ct_leaves] + zeros[:n_aux])
         ct_in = [_instantiate_ct(c, a) for c, a in zip(ct_in, in_avals)]
         return tu.tree_unflatten(in_tree, ct_in)
 
     out = tu.tree_unflatten(out_tree, out_primals)
     if has_aux:
-        return out, vjp_fun, out_box[1]
+        return out, vjp_fun, aux
     return out, vjp_fun
 
 
 def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """The outputs of ``fun`` and its JVP at ``primals`` as a function of tangents."""
-    leaves, in_tree = tu.tree_flatten(primals)
-    leaves = [_as_value(x) for x in leaves]
-    out_box = []
-
-    def flat_fun(*flat):
-        out = fun(*tu.tree_unflatten(in_tree, flat))
-        if has_aux:
-            out, aux = out
-            out_box.append(aux)
-        out_leaves, out_tree = tu.tree_flatten(out)
-        out_box.insert(0, out_tree)
-        return out_leaves
-
-    out_primals, linear = ad.linearize_flat(flat_fun, leaves)
-    out_tree = out_box[0]
+    _, in_tree, out_primals, out_tree, aux, linear = _linearize(fun, primals, has_aux, "linearize")
+    n_out = len(out_primals)
 
     def f_jvp(*tangents):
         t_leaves, t_tree = tu.tree_flatten(tangents)
         if t_tree != in_tree:
             raise ValueError(f"linearize: tangents have structure {t_tree}, primals {in_tree}")
-        outs = linear.jvp([_as_value(t) for t in t_leaves])
-        outs = [_instantiate_ct(t, t.aval if type(t) is Zero else None) for t in outs]
+        outs = linear.jvp([_as_value(t) for t in t_leaves])[:n_out]
+        outs = [_instantiate_ct(t, None) for t in outs]
         return tu.tree_unflatten(out_tree, outs)
 
     out = tu.tree_unflatten(out_tree, out_primals)
     if has_aux:
-        return out, f_jvp, out_box[1]
+        return out, f_jvp, aux
     return out, f_jvp
 
 
@@ -188,26 +187,29 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
                 f"dtype {pa.dtype.name} and so expected tangent dtype {want.name}, but got "
                 f"tangent dtype {ta.dtype.name} instead."
             )
-    out_box = []
+    box = {}
 
     def flat_fun(*flat):
         out = fun(*tu.tree_unflatten(p_tree, flat))
+        aux_leaves = []
         if has_aux:
             out, aux = out
-            out_box.append(aux)
-        out_leaves, out_tree = tu.tree_flatten(out)
-        out_box.insert(0, out_tree)
-        return out_leaves
+            # Auxiliary values come out as extra outputs: their primal values, not tracers.
+            aux_leaves, box["aux_tree"] = tu.tree_flatten(aux)
+        out_leaves, box["out_tree"] = tu.tree_flatten(out)
+        box["n_out"] = len(out_leaves)
+        return out_leaves + aux_leaves
 
     tangents_in = [
         Zero(ad.tangent_aval(core.get_aval(t))) if _is_float0(t) else t for t in t_leaves
     ]
     outs, out_t = ad.jvp_flat(flat_fun, p_leaves, tangents_in)
-    out_t = [_instantiate_ct(t, None) for t in out_t]
-    out_tree = out_box[0]
-    result = (tu.tree_unflatten(out_tree, outs), tu.tree_unflatten(out_tree, out_t))
+    n = box["n_out"]
+    out_t = [_instantiate_ct(t, None) for t in out_t[:n]]
+    out_tree = box["out_tree"]
+    result = (tu.tree_unflatten(out_tree, outs[:n]), tu.tree_unflatten(out_tree, out_t))
     if has_aux:
-        return (*result, out_box[1])
+        return (*result, tu.tree_unflatten(box["aux_tree"], outs[n:]))
     return result
 
 
@@ -239,7 +241,7 @@ def _check_input_dtype(name: str, x: Any, allow_int: bool, holomorphic: bool) ->
     )
 
 
-def _check_scalar_output(name: str, fun: Callable, x: Any) -> None:
+def _check_scalar_output(name: str, fun: Callable, x: Any, holomorphic: bool = False) -> None:
     aval = core.get_aval(x)
     if aval.shape != ():
         raise TypeError(
@@ -247,10 +249,12 @@ def _check_scalar_output(name: str, fun: Callable, x: Any) -> None:
             f"{aval.shape}. ({name} of {_fun_name(fun)}; use vjp or jacrev for non-scalar "
             "outputs.)"
         )
-    if not dtypes.issubdtype(aval.dtype, np.inexact):
+    if not dtypes.issubdtype(aval.dtype, np.floating) and not (
+        holomorphic and dtypes.issubdtype(aval.dtype, np.complexfloating)
+    ):
         raise TypeError(
-            f"{name} requires real- or complex-valued outputs (output dtype that is a sub-dtype "
-            f"of np.inexact), but got {aval.dtype.name}. For holomorphic differentiation, pass "
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, pass "
             "holomorphic=True. For differentiation of non-holomorphic functions involving "
             "complex outputs, use jax.vjp directly."
         )
@@ -294,7 +298,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
             ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
             ans, f_vjp = vjp(f_partial, *dyn)
-        _check_scalar_output(name, fun, ans)
+        _check_scalar_output(name, fun, ans, holomorphic)
         aval = core.get_aval(ans)
         one = core.make_concrete(np.ones((), aval.dtype), aval.weak_type)
         g = f_vjp(one)

@@ -116,14 +116,20 @@ def _axis_size(leaves, axes, descs, axis_size) -> int:
         raise ValueError(
             "vmap must have at least one non-None value in in_axes (or be given axis_size)"
         )
+    # As JAX words it: the most common size first ("most axes (n of them) ... e.g."), then
+    # the others, one line per size, each naming an argument with its axis and type.
     lines = []
     if axis_size is not None:
         lines.append(f"  * the `axis_size` argument was {axis_size}")
-    for size, entries in sizes.items():
-        for desc, d, x in entries:
-            lines.append(
-                f"  * one axis had size {size}: axis {d} of argument {desc} of type {_type_str(x)}"
-            )
+    ordered = sorted(sizes.items(), key=lambda kv: -len(kv[1]))
+    for rank, (size, entries) in enumerate(ordered):
+        desc, d, x = entries[0]
+        where = f"axis {d} of argument {desc} of type {_type_str(x)}"
+        if len(entries) == 1:
+            lines.append(f"  * one axis had size {size}: {where}")
+        else:
+            which = "most" if rank == 0 else "some"
+            lines.append(f"  * {which} axes ({len(entries)} of them) had size {size}, e.g. {where}")
     raise ValueError(
         "vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines)
     )

@@ -1,11 +1,19 @@
 """spmd.lax: the primitives (``from spmd import lax``). Re-exports only."""
 
+from spmd._src.lax.control_flow import *  # noqa: F401,F403
 from spmd._src.lax.convolution import *  # noqa: F401,F403
 from spmd._src.lax.dot import *  # noqa: F401,F403
-from spmd._src.lax.elementwise import *  # noqa: F401,F403
-from spmd._src.lax.elementwise import RoundingMethod, round  # noqa: F401
-from spmd._src.lax.indexing import *  # noqa: F401,F403
+from spmd._src.lax.elementwise.arithmetic import *  # noqa: F401,F403
+from spmd._src.lax.elementwise.bitwise import *  # noqa: F401,F403
+from spmd._src.lax.elementwise.conversion import *  # noqa: F401,F403
+from spmd._src.lax.elementwise.selection import *  # noqa: F401,F403
+from spmd._src.lax.elementwise.transcendental import *  # noqa: F401,F403
+from spmd._src.lax.indexing.common import *  # noqa: F401,F403
+from spmd._src.lax.indexing.gathering import *  # noqa: F401,F403
+from spmd._src.lax.indexing.scattering import *  # noqa: F401,F403
+from spmd._src.lax.indexing.slicing import *  # noqa: F401,F403
+from spmd._src.lax.parallel import *  # noqa: F401,F403
 from spmd._src.lax.reductions import *  # noqa: F401,F403
 from spmd._src.lax.shape import *  # noqa: F401,F403
-from spmd._src.lax.sorting import *  # noqa: F401,F403
 from spmd._src.lax.sharding import *  # noqa: F401,F403
+from spmd._src.lax.sorting import *  # noqa: F401,F403

@@ -27,6 +27,40 @@ not_mapped = None
 # prim -> rule(axis_data, vals, dims, **params) -> (out, out_dim)
 primitive_batchers: dict[core.Primitive, Callable] = {}
 
+# Collectives: prim -> fn(params) -> the axis names the primitive refers to. A BatchTrace runs
+# the rule of a primitive that names its axis even when no operand is batched: psum over 'i' of
+# a value that does not vary over 'i' still sums size-of-'i' copies, and axis_index('i') has no
+# operand at all. Higher-order primitives (jit, control flow, shard_map) are looked into.
+axis_name_params: dict[core.Primitive, Callable[[dict], tuple]] = {}
+_jaxpr_axis_names: dict[int, tuple[Any, frozenset]] = {}
+
+
+def _names_in_jaxpr(jaxpr: core.Jaxpr) -> frozenset:
+    hit = _jaxpr_axis_names.get(id(jaxpr))
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1]
+    names: set = set()
+    for eqn in jaxpr.eqns:
+        fn = axis_name_params.get(eqn.primitive)
+        if fn is not None:
+            names.update(fn(eqn.params))
+        for inner in core._jaxprs_in_params(eqn.params):
+            names.update(_names_in_jaxpr(inner))
+    out = frozenset(names)
+    if len(_jaxpr_axis_names) > 512:
+        _jaxpr_axis_names.clear()
+    # The jaxpr is kept alive with its entry, so its id cannot be reused meanwhile.
+    _jaxpr_axis_names[id(jaxpr)] = (jaxpr, out)
+    return out
+
+
+def refers_to_axis(prim: core.Primitive, params: dict, name: Any) -> bool:
+    """Does ``prim`` (with ``params``) use the named axis, itself or in an inner jaxpr?"""
+    fn = axis_name_params.get(prim)
+    if fn is not None:
+        return name in fn(params)
+    return any(name in _names_in_jaxpr(j) for j in core._jaxprs_in_params(params))
+
 
 class AxisData:
     """The mapped axis of a BatchTrace: its name (or None), size and SPMD mesh axis name."""
@@ -92,7 +126,9 @@ class BatchTrace(core.Trace):
             v, d = self.to_batch_info(x)
             vals.append(v)
             dims.append(d)
-        if all(d is None for d in dims):
+        if all(d is None for d in dims) and (
+            self.axis_data.name is None or not refers_to_axis(prim, params, self.axis_data.name)
+        ):
             # Nothing here depends on the mapped axis: compute once, unbatched.
             with core.set_current_trace(self.parent_trace):
                 return prim.bind(*vals, **params)

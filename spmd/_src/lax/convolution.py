@@ -28,7 +28,7 @@ from spmd._src.lax.dot import (
     compute_dtype,
     to_result,
 )
-from spmd._src.lax.elementwise import convert_element_type
+from spmd._src.lax.elementwise.conversion import convert_element_type
 from spmd._src.lax.rules import defjvp
 from spmd._src.lax.shape import reshape, rev
 

@@ -23,7 +23,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching
-from spmd._src.lax.elementwise import _convert_impl, convert_element_type
+from spmd._src.lax.elementwise.conversion import _convert_impl, convert_element_type
 from spmd._src.lax.rules import defjvp
 from spmd._src.lax.shape import transpose
 from spmd._src.util import prod

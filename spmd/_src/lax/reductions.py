@@ -18,6 +18,8 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as lax_elem
+from spmd._src.lax.elementwise.arithmetic import _balanced_eq
+from spmd._src.lax.elementwise.common import _const, _dtype, _one, _zeros
 from spmd._src.lax.rules import add_any, defjvp_zero, deflinear
 from spmd._src.lax.utils import (
     any_dtype,
@@ -145,7 +147,7 @@ def _exclusive_cumprod(x, axis, reverse):
     cfg = [(0, 0, 0)] * n
     # Shift by one along ``axis``, bringing in the multiplicative identity.
     cfg[axis] = (-1, 1, 0) if reverse else (1, -1, 0)
-    return _shape().pad(incl, lax_elem._one(x), cfg)
+    return _shape().pad(incl, _one(x), cfg)
 
 
 def _reduce_prod_jvp(primals, tangents, primal_out, *, axes, out_sharding):
@@ -199,7 +201,7 @@ def _reduce_chooser_jvp(primals, tangents, primal_out, *, axes, out_sharding):
     shape = tuple(np.shape(x))
     kept_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
     ans = _shape().reshape(primal_out, kept_shape)
-    where = lax_elem.convert_element_type(lax_elem.eq(x, ans), lax_elem._dtype(t))
+    where = lax_elem.convert_element_type(lax_elem.eq(x, ans), _dtype(t))
     counts = reduce_sum(where, axes)
     return lax_elem.div(reduce_sum(lax_elem.mul(t, where), axes), counts)
 
@@ -416,7 +418,7 @@ def _interleave(a, b, axis):
     cfg_a, cfg_b = [(0, 0, 0)] * nd, [(0, 0, 0)] * nd
     cfg_a[axis] = (0, 1 if same else 0, 1)
     cfg_b[axis] = (1, 0 if same else 1, 1)
-    zero = lax_elem._const(a, 0)
+    zero = _const(a, 0)
     shp = _shape()
     return lax_elem.add(shp.pad(a, zero, cfg_a), shp.pad(b, zero, cfg_b))
 
@@ -475,8 +477,8 @@ def _chooser_combine(op):
     def combine(a, b):
         (xa, ta), (xb, tb) = a, b
         out = op(xa, xb)
-        ga = lax_elem.mul(ta, lax_elem._balanced_eq(xa, out, xb))
-        gb = lax_elem.mul(tb, lax_elem._balanced_eq(xb, out, xa))
+        ga = lax_elem.mul(ta, _balanced_eq(xa, out, xb))
+        gb = lax_elem.mul(tb, _balanced_eq(xb, out, xa))
         return [out, add_any(ga, gb)]
 
     return combine
@@ -492,7 +494,7 @@ def _logaddexp(a, b):
 
 def _without_posinf(x):
     e = lax_elem
-    return e.select_n(e.eq(x, e._const(x, np.inf)), x, e._zeros(x))
+    return e.select_n(e.eq(x, _const(x, np.inf)), x, _zeros(x))
 
 
 def _logaddexp_combine(a, b):

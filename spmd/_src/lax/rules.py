@@ -228,7 +228,16 @@ add_any_p = core.Primitive("add_any")
 add_any_p.def_impl(_add_any_impl)
 add_any_p.def_abstract_eval(_add_any_abstract_eval)
 defbroadcasting(add_any_p)
-deflinear(add_any_p, lambda ct, x, y: [ct, ct])
+
+
+def _add_any_transpose(ct, x, y):
+    def for_operand(a):
+        return unbroadcast(ct, a.aval if ad.is_undefined_primal(a) else core.get_aval(a))
+
+    return [for_operand(x), for_operand(y)]
+
+
+deflinear(add_any_p, _add_any_transpose)
 
 ad.set_tangent_helpers(zeros_like_aval, add_any)
 

@@ -435,12 +435,15 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     # fills the gaps between strided elements. (The high padding is computed with NumPy, so
     # printed programs show np.int64 there, as JAX's do.)
     if strides is None or all(st == 1 for st in strides):
-        highs = np.subtract(shape, limit_indices, dtype=np.int64)
+        highs = np.subtract(
+            np.asarray(shape, np.int64), np.asarray(limit_indices, np.int64), dtype=np.int64
+        )
         cfg = [(lo, hi, 0) for lo, hi in zip(start_indices, highs)]
     else:
         spans = [0 if n == 0 else 1 + (n - 1) * st for n, st in zip(out_shape, strides)]
-        highs = np.subtract(shape, np.add(start_indices, spans), dtype=np.int64)
-        interiors = np.subtract(strides, 1, dtype=np.int64)
+        ends = np.add(np.asarray(start_indices, np.int64), np.asarray(spans, np.int64))
+        highs = np.subtract(np.asarray(shape, np.int64), ends, dtype=np.int64)
+        interiors = np.subtract(np.asarray(strides, np.int64), 1, dtype=np.int64)
         cfg = list(zip(start_indices, highs, interiors))
     return [pad(ct, _zero_scalar(x.aval.dtype), cfg)]
 
@@ -819,7 +822,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     weak = dtype is None and getattr(x, "weak_type", False)
     out = full(shape, fill_value, dt)
     if weak:
-        from spmd._src.lax.elementwise import convert_element_type
+        from spmd._src.lax.elementwise.conversion import convert_element_type
 
         out = convert_element_type(out, dt, weak_type=True)
     return out
@@ -827,7 +830,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
 
 def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar)."""
-    from spmd._src.lax.elementwise import convert_element_type
+    from spmd._src.lax.elementwise.conversion import convert_element_type
 
     shape = _ints(shape)
     if np.ndim(fill_value) != 0:

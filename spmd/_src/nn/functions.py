@@ -25,14 +25,21 @@ from spmd._src.api import jit
 from spmd._src.custom_derivatives import custom_jvp
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
-from spmd._src.numpy import lax_numpy, reductions, ufuncs
+from spmd._src.numpy import (
+    array_constructors,
+    creation,
+    lax_numpy,
+    rearranging,
+    reductions,
+    shape_ops,
+    ufuncs,
+)
 from spmd._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
 
 # The jnp functions used here, under their public names (spmd.numpy itself is a public module,
 # above this layer).
-jnp = types.SimpleNamespace(
-    **{n: getattr(m, n) for m in (lax_numpy, reductions, ufuncs) for n in m.__all__}
-)
+_JNP_MODULES = (array_constructors, creation, lax_numpy, rearranging, reductions, shape_ops, ufuncs)
+jnp = types.SimpleNamespace(**{n: getattr(m, n) for m in _JNP_MODULES for n in m.__all__})
 
 __all__ = [
     "celu",

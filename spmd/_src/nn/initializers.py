@@ -22,7 +22,7 @@ import numpy as np
 
 from spmd._src import dtypes
 from spmd._src.lax import shape as lax_shape
-from spmd._src.lax.elementwise import sqrt as lax_sqrt
+from spmd._src.lax.elementwise.transcendental import sqrt as lax_sqrt
 
 __all__ = [
     "Initializer",
@@ -262,7 +262,7 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> In
     def init(key, shape, dtype=dtype, out_sharding=None):
         from spmd._src.lax import elementwise as lax
         from spmd._src.lax import linalg as lax_linalg
-        from spmd._src.numpy import lax_numpy
+        from spmd._src.numpy import lax_numpy, shape_ops
 
         shape = _shape(shape)
         d = _dtype(dtype)
@@ -275,10 +275,10 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> In
         q, r = lax_linalg.qr(a, full_matrices=False)
         q = q * lax.sign(lax_numpy.diagonal(r))
         if n_rows < n_cols:
-            q = lax_numpy.transpose(q)
+            q = shape_ops.transpose(q)
         rest = tuple(s for i, s in enumerate(shape) if i != column_axis % len(shape))
-        q = lax_numpy.reshape(q, rest + (shape[column_axis],))
-        q = lax_numpy.moveaxis(q, -1, column_axis)
+        q = shape_ops.reshape(q, rest + (shape[column_axis],))
+        q = shape_ops.moveaxis(q, -1, column_axis)
         return _const(scale, d) * q
 
     return init

@@ -30,7 +30,7 @@ from spmd._src.core import Tracer
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import indexing as lax_idx
 from spmd._src.lax import shape as lax_shape
-from spmd._src.lax.indexing import (
+from spmd._src.lax.indexing.common import (
     GatherDimensionNumbers,
     GatherScatterMode,
     ScatterDimensionNumbers,

@@ -20,7 +20,7 @@ class _ScalarMeta(type):
     dtype: np.dtype
 
     def __call__(cls, x: Any) -> Any:
-        from spmd._src.numpy.lax_numpy import asarray  # lazy: lax_numpy imports this module
+        from spmd._src.numpy.array_constructors import asarray  # lazy: needed only when called
 
         return asarray(x, dtype=cls.dtype)
 

@@ -1,5 +1,6 @@
 """Argument handling shared by the ``spmd.numpy`` functions: array-like checks, dtype
-promotion (JAX's lattice, with weak types) and NumPy-style rank promotion.
+promotion (JAX's lattice, with weak types), NumPy-style rank promotion, and the scalar, shape,
+axis and dtype-argument helpers of the array functions.
 
 >>> x, y = promote_args("add", jnp.ones(3, jnp.float16), 2.0)
 >>> x.dtype, y.dtype
@@ -8,16 +9,21 @@ promotion (JAX's lattice, with weak types) and NumPy-style rank promotion.
 
 from __future__ import annotations
 
+import operator
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from spmd._src import core, dtypes
+from spmd._src.api import jit
 from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import Tracer
+from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
+from spmd._src.util import canonicalize_axis
 
 
 def is_arraylike(x: Any) -> bool:
@@ -213,3 +219,113 @@ def shape_of(x: Any) -> tuple[int, ...]:
 
 def aval_of(x: Any) -> core.ShapedArray:
     return core.get_aval(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalars, shapes, axes, dtype arguments and inner jits of the array functions (array_constructors,
+# creation, shape_ops, rearranging, lax_numpy)
+
+_int32 = np.dtype(np.int32)
+_bool = np.dtype(np.bool_)
+
+
+def _as_dtype(x: Any) -> np.dtype:
+    if isinstance(x, (Array, Tracer, np.ndarray, np.generic)):
+        return x.dtype
+    return dtypes.dtype(x)
+
+
+def _dtype_arg(dt: Any, fn: str = "") -> np.dtype:
+    """A user's dtype argument, checked and canonicalized (float64 -> float32 without x64)."""
+    try:
+        out = dtypes.dtype(dt)
+    except TypeError as err:
+        where = f" in {fn}" if fn else ""
+        raise TypeError(
+            f"JAX only supports number and bool dtypes, got dtype {dt!r}{where}"
+        ) from err
+    return dtypes.canonicalize_dtype(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _shape_of(x: Any) -> tuple[int, ...]:
+    if isinstance(x, (Array, Tracer)):
+        return tuple(x.shape)
+    return np.shape(x)
+
+
+def _ndim_of(x: Any) -> int:
+    return len(_shape_of(x))
+
+
+def _scalar(value: Any, dt: Any, weak: bool = False) -> Array:
+    """A concrete scalar constant of dtype ``dt`` (a literal when traced)."""
+    return Array(np.asarray(value, dtype=dt), weak_type=weak)
+
+
+def _full(shape: Sequence[int], value: Any, dt: Any, weak: bool = False) -> Any:
+    return lax_shape.broadcast_in_dim(_scalar(value, dt, weak), tuple(shape), ())
+
+
+def _canonical_shape(shape: Any, fn: str) -> tuple[int, ...]:
+    """A shape argument (an int or a sequence of ints) as a tuple of Python ints."""
+    if isinstance(shape, (list, tuple)):
+        items = tuple(shape)
+    elif isinstance(shape, (np.ndarray, Array)) and shape.ndim == 1:
+        items = tuple(shape)
+    else:
+        items = (shape,)
+    try:
+        out = tuple(operator.index(d) for d in items)
+    except TypeError:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {items}"
+            + (f" (in {fn})." if fn else ".")
+        ) from None
+    return out
+
+
+def _check_nonneg_shape(shape: tuple[int, ...], fn: str) -> None:
+    if any(d < 0 for d in shape):
+        raise TypeError(f"{fn}: shape must have every element be nonnegative, got {shape}.")
+
+
+def _axis(axis: Any, ndim: int, fn: str, name: str = "axis") -> int:
+    return canonicalize_axis(axis, ndim, name=name, fn=fn)
+
+
+def _axes_tuple(axis: Any, ndim: int, fn: str) -> tuple[int, ...]:
+    """``axis`` (an int or a sequence of ints) canonicalized; repeated axes are an error."""
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    out = tuple(_axis(a, ndim, fn) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fn}: repeated axis in {axes}")
+    return out
+
+
+def _named_jit(name: str, fun, static_argnames: Sequence[str] = ()):
+    """``jit(fun)`` shown as ``jit[name=<name>]`` in jaxprs, as JAX's inner jits are."""
+    fun.__name__ = fun.__qualname__ = name
+    return jit(fun, static_argnames=tuple(static_argnames))
+
+
+def _concrete_int(x: Any, fn: str, argname: str) -> int:
+    if isinstance(x, Tracer):
+        raise ConcretizationTypeError(
+            x._concretization_message(fn) + f"\nIt arose in the {fn} argument '{argname}'."
+        )
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(
+            f"{fn}: {argname} must be an integer, got {x!r} of type {type(x).__name__}."
+        ) from None
+
+
+def _value_dtype(x: Any) -> np.dtype:
+    if isinstance(x, (Array, Tracer, np.ndarray, np.generic)):
+        return x.dtype
+    return np.asarray(x).dtype

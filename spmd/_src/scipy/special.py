@@ -13,7 +13,7 @@ from typing import Any
 from spmd._src.custom_derivatives import custom_jvp
 from spmd._src.lax import elementwise as lax
 from spmd._src.nn.functions import log_softmax, logsumexp, softmax
-from spmd._src.numpy import lax_numpy
+from spmd._src.numpy import creation, lax_numpy
 from spmd._src.numpy.util import promote_args_inexact
 
 __all__ = [
@@ -57,11 +57,11 @@ def expit(x: Any) -> Any:
 
 @custom_jvp
 def _logit(x):
-    return lax.log(lax.div(x, lax.sub(lax_numpy.ones_like(x), x)))
+    return lax.log(lax.div(x, lax.sub(creation.ones_like(x), x)))
 
 
 # d/dx logit(x) = 1 / (x (1 - x)), written so that it is inf (not NaN) at 0 and 1, as in JAX.
-_logit.defjvps(lambda t, ans, x: lax.div(t, lax.mul(x, lax.sub(lax_numpy.ones_like(x), x))))
+_logit.defjvps(lambda t, ans, x: lax.div(t, lax.mul(x, lax.sub(creation.ones_like(x), x))))
 _logit.__name__ = "logit"
 
 
@@ -79,7 +79,7 @@ def gammaln(x: Any) -> Any:
 
 @custom_jvp
 def _xlogy(x, y):
-    return lax_numpy.where(x != 0, lax.mul(x, lax.log(y)), lax_numpy.zeros_like(x))
+    return lax_numpy.where(x != 0, lax.mul(x, lax.log(y)), creation.zeros_like(x))
 
 
 def _xlogy_jvp(primals, tangents):
@@ -100,7 +100,7 @@ def xlogy(x: Any, y: Any) -> Any:
 
 @custom_jvp
 def _xlog1py(x, y):
-    return lax_numpy.where(x != 0, lax.mul(x, lax.log1p(y)), lax_numpy.zeros_like(x))
+    return lax_numpy.where(x != 0, lax.mul(x, lax.log1p(y)), creation.zeros_like(x))
 
 
 def _xlog1py_jvp(primals, tangents):

@@ -1,0 +1,368 @@
+"""``checkpoint`` (``remat``) and its saving policies, traced as the ``remat2`` primitive. Its
+partial-evaluation rule keeps the primal computation on the known side and recomputes, on the
+unknown side, what the tangent needs from the primal inputs (unless the policy saves an
+intermediate)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from spmd._src import core, dispatch
+from spmd._src import tree_util as tu
+from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from spmd._src.custom_derivatives.common import (
+    _arg_aval,
+    _as_operand,
+    _fun_name,
+    _hoist_consts,
+    _merge_args,
+    _split_nondiff,
+    _trace_closed,
+)
+from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import partial_eval as pe
+from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import elementwise as lax_elem
+
+# ---------------------------------------------------------------------------------------------
+# checkpoint / remat
+
+
+class _DotsSaveable:
+    """Policy: save the results of dot_general (matrix multiplies); recompute the rest."""
+
+    def __init__(self, only_if_no_batch_dims: bool = False) -> None:
+        self.only_if_no_batch_dims = only_if_no_batch_dims
+
+    def __call__(self, prim, *avals, **params) -> bool:
+        if prim.name != "dot_general":
+            return False
+        if not self.only_if_no_batch_dims:
+            return True
+        (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
+        return not lhs_b and not rhs_b
+
+    def __repr__(self) -> str:
+        return f"DotsSaveable(only_if_no_batch_dims={self.only_if_no_batch_dims})"
+
+
+def everything_saveable(*_, **__) -> bool:
+    """Policy: save every intermediate (no recomputation; same as no checkpoint)."""
+    return True
+
+
+def nothing_saveable(*_, **__) -> bool:
+    """Policy: save nothing but the inputs; recompute everything (the default)."""
+    return False
+
+
+def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable:
+    """Policy: save what either policy saves."""
+
+    def policy(prim, *avals, **params):
+        return policy_1(prim, *avals, **params) or policy_2(prim, *avals, **params)
+
+    return policy
+
+
+class _Policies:
+    """``spmd.checkpoint_policies``: functions ``policy(prim, *avals, **params) -> bool`` saying
+    which intermediates of a checkpointed function are saved rather than recomputed."""
+
+    everything_saveable = staticmethod(everything_saveable)
+    nothing_saveable = staticmethod(nothing_saveable)
+    dots_saveable = _DotsSaveable(False)
+    checkpoint_dots = dots_saveable
+    dots_with_no_batch_dims_saveable = _DotsSaveable(True)
+    checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+    save_from_both_policies = staticmethod(save_from_both_policies)
+
+    def __repr__(self) -> str:
+        return "<module 'spmd.checkpoint_policies'>"
+
+
+checkpoint_policies = _Policies()
+
+
+def checkpoint(
+    fun: Callable,
+    *,
+    prevent_cse: bool = True,
+    policy: Callable | None = None,
+    static_argnums: int | Sequence[int] = (),
+) -> Callable:
+    """``fun`` whose intermediates are recomputed in the backward pass instead of stored.
+
+    Values are unchanged; under ``grad`` the residuals kept from the forward pass are the
+    inputs of ``fun`` (plus what ``policy`` saves), and the rest is recomputed.
+
+    >>> f = spmd.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    >>> spmd.grad(f)(1.0)
+    Array(0.36003944, dtype=float32)
+    """
+    if not callable(fun):
+        raise TypeError(f"checkpoint: expected a function as the first argument, got {fun!r}")
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    name = _fun_name(fun)
+
+    @functools.wraps(fun)
+    def fun_remat(*args, **kwargs):
+        if core.is_eval_trace_current():
+            return fun(*args, **kwargs)
+        nondiff, dyn, nums = _split_nondiff(args, statics, f"checkpoint({name})")
+        by_pos = {i % len(args): v for i, v in zip(statics, nondiff)}
+        leaves, in_tree = tu.tree_flatten((dyn, kwargs))
+        leaves = [_as_operand(x) for x in leaves]
+        in_avals = [_arg_aval(x, f"checkpoint({name})") for x in leaves]
+        out_box: list = []
+        n = len(args)
+
+        def flat_fun(*flat):
+            d, kw = tu.tree_unflatten(in_tree, flat)
+            out = fun(*_merge_args(n, nums, by_pos, d), **kw)
+            out_leaves, out_tree = tu.tree_flatten(out)
+            out_box.append(out_tree)
+            return out_leaves
+
+        jaxpr, consts = _trace_closed(flat_fun, in_avals, name)
+        outs = remat_p.bind(
+            *consts,
+            *leaves,
+            jaxpr=jaxpr,
+            prevent_cse=prevent_cse,
+            differentiated=False,
+            policy=policy,
+        )
+        return tu.tree_unflatten(out_box[0], outs)
+
+    return fun_remat
+
+
+def remat(
+    fun: Callable,
+    *,
+    prevent_cse: bool = True,
+    policy: Callable | None = None,
+    static_argnums: int | Sequence[int] = (),
+) -> Callable:
+    """The same as ``checkpoint``."""
+    return checkpoint(fun, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums)
+
+
+remat_p = core.Primitive("remat2", multiple_results=True)
+
+
+def _remat_impl(*args, jaxpr: ClosedJaxpr, **_):
+    return core.jaxpr_as_numpy_fn(jaxpr)(*args)
+
+
+def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, **_):
+    return jaxpr.out_avals
+
+
+def _remat_compile(*, jaxpr: ClosedJaxpr, **_):
+    return core.jaxpr_as_numpy_fn(jaxpr)
+
+
+def _remat_batch(axis_data, vals, dims, *, jaxpr, **params):
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
+    batched, consts = _hoist_consts(batched)
+    outs = remat_p.bind(*consts, *vals, jaxpr=batched, **params)
+    return outs, out_dims
+
+
+def _remat_jvp(primals, tangents, *, jaxpr, **params):
+    # The jvp of the body, staged as one remat2 (primal and tangent outputs together); under
+    # linearize, _remat_partial_eval splits it.
+    nz = [type(t) is not Zero for t in tangents]
+    n = len(primals)
+    p_avals = [core.get_aval(p) for p in primals]
+    t_avals = [core.get_aval(t) for t in tangents if type(t) is not Zero]
+    zero_out: list = []
+
+    def jvp_fun(*args):
+        it = iter(args[n:])
+        ts = [next(it) if z else Zero(ad.tangent_aval(a)) for z, a in zip(nz, p_avals)]
+        po, to = ad.jvp_flat(
+            lambda *xs: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs), list(args[:n]), ts
+        )
+        zero_out.extend(type(t) is Zero for t in to)
+        return list(po) + [t for t in to if type(t) is not Zero]
+
+    jvp_jaxpr, consts = _trace_closed(jvp_fun, p_avals + t_avals, "checkpoint")
+    outs = remat_p.bind(
+        *consts, *primals, *[t for t in tangents if type(t) is not Zero], jaxpr=jvp_jaxpr, **params
+    )
+    n_out = len(jaxpr.out_avals)
+    it = iter(outs[n_out:])
+    t_out = [Zero(ad.tangent_aval(a)) if z else next(it) for z, a in zip(zero_out, jaxpr.out_avals)]
+    return outs[:n_out], t_out
+
+
+def _inline_eqns(jaxpr: Jaxpr, in_atoms: Sequence[Any], out_vars: Sequence[Var]) -> list:
+    """``jaxpr``'s equations (it has no constvars) rewritten to read ``in_atoms`` and to define
+    ``out_vars`` (fresh variables elsewhere), for splicing into an enclosing jaxpr."""
+    env: dict[int, Any] = {id(v): a for v, a in zip(jaxpr.invars, in_atoms)}
+    produced = {id(v) for e in jaxpr.eqns for v in e.outvars}
+    rename: dict[int, Var] = {}
+    copies = []
+    for a, o in zip(jaxpr.outvars, out_vars):
+        if type(a) is Var and id(a) in produced and id(a) not in rename:
+            rename[id(a)] = o
+        else:
+            copies.append((a, o))
+    eqns = []
+    for e in jaxpr.eqns:
+        ins = [a if type(a) is Literal else env[id(a)] for a in e.invars]
+        outs = []
+        for v in e.outvars:
+            nv = rename.get(id(v)) or Var(v.aval)
+            env[id(v)] = nv
+            outs.append(nv)
+        eqns.append(JaxprEqn(ins, outs, e.primitive, e.params))
+    for a, o in copies:
+        src = a if type(a) is Literal else env[id(a)]
+        eqns.append(JaxprEqn([src], [o], lax_elem.copy_p, {}))
+    return eqns
+
+
+def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
+    """Known side: the body's known outputs, computed inline. Unknown side: a remat2 that
+    recomputes the residuals it needs from the known inputs, starting from the intermediates
+    the policy saves (none by default), then runs the unknown part."""
+    params = eqn.params
+    closed = params["jaxpr"]
+    policy = params["policy"]
+    # remat2 equations with tangent inputs come from _remat_jvp, which hoists consts.
+    assert not closed.jaxpr.constvars, "remat2 jaxpr with consts in partial evaluation"
+    known, unknown, out_unknowns, nres = pe.partial_eval_jaxpr(closed, unknowns)
+    kj = known.jaxpr
+    n_kout = len(kj.outvars) - nres
+    res_atoms = kj.outvars[n_kout:]
+    producer = {id(v): e for e in kj.eqns for v in e.outvars}
+
+    # Walk back from the residuals to the known inputs; a value the policy saves ends the walk
+    # (it is passed from the known side), everything else on the way is recomputed.
+    def saveable(e: JaxprEqn) -> bool:
+        return policy is not None and bool(
+            policy(e.primitive, *[a.aval for a in e.invars], **e.params)
+        )
+
+    saved: list[Var] = []
+    recompute: set[int] = set()  # ids of equations
+    seen: set[int] = set()
+    stack = [r for r in res_atoms if type(r) is Var]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        e = producer.get(id(v))
+        if e is None:  # a known input
+            continue
+        if saveable(e):
+            saved.append(v)
+            continue
+        if id(e) not in recompute:
+            recompute.add(id(e))
+            stack.extend(a for a in e.invars if type(a) is Var)
+    rec_jaxpr = Jaxpr([], kj.invars + saved, res_atoms, [e for e in kj.eqns if id(e) in recompute])
+
+    # The known side: known outputs and saved intermediates, inlined.
+    kj_kept = pe.dce_jaxpr(Jaxpr([], kj.invars, kj.outvars[:n_kout] + saved, kj.eqns))
+    known_in_atoms = [a for a, u in zip(eqn.invars, unknowns) if not u]
+    known_out_vars = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
+    saved_vars = [Var(v.aval) for v in saved]
+    known_eqns = _inline_eqns(kj_kept, known_in_atoms, known_out_vars + saved_vars)
+
+    unknown_out_vars = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
+    if not unknown_out_vars:
+        return known_eqns, [], []
+
+    # The unknown side: (known inputs, saved values, unknown inputs) -> unknown outputs.
+    n_rec_in = len(rec_jaxpr.invars)
+
+    def unknown_fun(*args):
+        res = core.eval_jaxpr(rec_jaxpr, [], *args[:n_rec_in])
+        return core.eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *args[n_rec_in:])
+
+    unk_in_avals = [a for a, u in zip(closed.in_avals, unknowns) if u]
+    # Constants made while retracing come from rules, so they are concrete: they stay in the
+    # closed jaxpr (the remat2 rules accept consts).
+    u_closed = pe.trace_to_jaxpr(unknown_fun, rec_jaxpr.in_avals + unk_in_avals)
+    unk_in_atoms = [a for a, u in zip(eqn.invars, unknowns) if u]
+    # Inputs the tangent part does not read are not kept for the backward pass.
+    uj = pe.dce_jaxpr(u_closed.jaxpr)
+    used = {id(a) for e in uj.eqns for a in e.invars} | {id(a) for a in uj.outvars}
+    keep = [id(v) in used for v in uj.invars]
+    uj = Jaxpr(uj.constvars, [v for v, k in zip(uj.invars, keep) if k], uj.outvars, uj.eqns)
+    u_closed = ClosedJaxpr(uj, u_closed.consts)
+    in_atoms = known_in_atoms + saved_vars + unk_in_atoms
+    u_eqn = JaxprEqn(
+        [a for a, k in zip(in_atoms, keep) if k],
+        unknown_out_vars,
+        remat_p,
+        dict(params, jaxpr=u_closed, differentiated=True),
+    )
+    return known_eqns, [u_eqn], unknown_out_vars
+
+
+def _remat_transpose(cts, *args, jaxpr, **params):
+    lin = [ad.is_undefined_primal(a) for a in args]
+    res_vals = [a for a, is_lin in zip(args, lin) if not is_lin]
+    j = jaxpr.jaxpr
+    res_vars = [v for v, is_lin in zip(j.invars, lin) if not is_lin]
+    lin_vars = [v for v, is_lin in zip(j.invars, lin) if is_lin]
+    # The body with its residual inputs as constvars: backward_pass recomputes the non-linear
+    # part from them and transposes the rest.
+    as_linear = Jaxpr(j.constvars + res_vars, lin_vars, j.outvars, j.eqns)
+    body_consts = list(jaxpr.consts)
+    ct_zero = [type(c) is Zero for c in cts]
+    ct_avals = [c.aval if type(c) is Zero else core.get_aval(c) for c in cts]
+
+    def transposed(*xs):
+        res, it = xs[: len(res_vals)], iter(xs[len(res_vals) :])
+        cs = [Zero(a) if z else next(it) for z, a in zip(ct_zero, ct_avals)]
+        outs = ad.backward_pass(as_linear, body_consts + list(res), cs)
+        return [ad.instantiate(o) for o in outs]
+
+    t_avals = [core.get_aval(r) for r in res_vals] + [a for a, z in zip(ct_avals, ct_zero) if not z]
+    t_closed, consts = _trace_closed(transposed, t_avals, "checkpoint")
+    outs = remat_p.bind(
+        *consts,
+        *res_vals,
+        *[c for c in cts if type(c) is not Zero],
+        jaxpr=t_closed,
+        **dict(params, differentiated=True),
+    )
+    it = iter(outs)
+    return [next(it) if is_lin else None for is_lin in lin]
+
+
+def _remat_pp(params: dict) -> list[tuple[str, Any]]:
+    return [
+        ("differentiated", params["differentiated"]),
+        ("jaxpr", params["jaxpr"]),
+        ("policy", params["policy"]),
+        ("prevent_cse", params["prevent_cse"]),
+    ]
+
+
+remat_p.def_impl(_remat_impl)
+remat_p.def_abstract_eval(_remat_abstract_eval)
+batching.primitive_batchers[remat_p] = _remat_batch
+ad.primitive_joint_jvps[remat_p] = _remat_jvp
+pe.partial_eval_rules[remat_p] = _remat_partial_eval
+ad.primitive_transposes[remat_p] = _remat_transpose
+dispatch.compile_rules[remat_p] = _remat_compile
+core.pp_param_rules[remat_p] = _remat_pp
+
+
+__all__ = [
+    "checkpoint",
+    "checkpoint_policies",
+    "remat",
+    "remat_p",
+]

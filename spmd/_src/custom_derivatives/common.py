@@ -1,0 +1,267 @@
+"""What ``custom_jvp``, ``custom_vjp`` and ``checkpoint`` share: resolving and splitting a call's
+arguments, tracing the decorated function to a closed jaxpr with its constants hoisted, the
+batching of such jaxprs, the kernel, abstract evaluation and printing of their primitives, and
+``SymbolicZero``."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core, dtypes
+from spmd._src.core import ClosedJaxpr, ShapedArray
+from spmd._src.errors import UnexpectedTracerError
+from spmd._src.interpreters import batching
+from spmd._src.interpreters import partial_eval as pe
+from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import rules as lax_rules
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+
+
+def _fun_name(fun: Any) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+class _Named:
+    """A rule held in equation parameters; prints as the user's function name, as JAX does."""
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn: Callable, name: str | None = None) -> None:
+        self.fn = fn
+        self.name = name if name is not None else _fun_name(fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+    # Rules are unhashable, so eager dispatch does not cache (and keep alive) per-call
+    # parameters.
+    __hash__ = None  # type: ignore[assignment]
+
+
+class SymbolicZero:
+    """A zero tangent or cotangent passed to rules defined with ``symbolic_zeros=True``: only its
+    type is known. ``instantiate()`` gives a concrete zero."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def instantiate(self) -> Any:
+        return lax_rules.zeros_like_aval(self.aval)
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero({self.aval.str_short()})"
+
+
+@functools.lru_cache(maxsize=512)
+def _signature(fun: Callable) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def _resolve_args(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
+    """Positional arguments for ``fun`` from a call's args and kwargs with defaults applied, so
+    that nondiff_argnums and the rules' ``primals`` tuples are positional, as in JAX."""
+    try:
+        sig = _signature(fun)
+    except TypeError:  # unhashable callable
+        sig = _signature.__wrapped__(fun)
+    if sig is None:
+        if kwargs:
+            raise TypeError(
+                f"{name}: keyword arguments need a function with an inspectable signature"
+            )
+        return args
+    if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()) and not kwargs:
+        return args
+    try:
+        ba = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{name}: {e}") from None
+    ba.apply_defaults()
+    if ba.kwargs:
+        raise TypeError(
+            f"{name}: keyword-only arguments {sorted(ba.kwargs)} are not supported by custom "
+            "derivative functions; pass them positionally"
+        )
+    return ba.args
+
+
+def _split_nondiff(args: tuple, nondiff_argnums: tuple[int, ...], name: str):
+    n = len(args)
+    for i in nondiff_argnums:
+        if not -n <= i < n:
+            raise TypeError(
+                f"{name}: nondiff_argnums={nondiff_argnums} refers to argument {i}, but the "
+                f"function was called with {n} positional argument{'s' if n != 1 else ''}"
+            )
+    nums = {i % n for i in nondiff_argnums}
+    nondiff = [args[i % n] for i in nondiff_argnums]
+    dyn = tuple(a for i, a in enumerate(args) if i not in nums)
+    return nondiff, dyn, nums
+
+
+def _merge_args(n: int, nums: set[int], nondiff_by_pos: dict[int, Any], dyn: Sequence[Any]):
+    it = iter(dyn)
+    return tuple(nondiff_by_pos[i] if i in nums else next(it) for i in range(n))
+
+
+def _as_operand(x: Any) -> Any:
+    if isinstance(x, (core.Tracer, np.ndarray, np.generic)) or hasattr(x, "_value"):
+        return x
+    if dtypes.is_python_scalar(x):
+        return x
+    return np.asarray(x)
+
+
+def _to_value(x: Any, dtype: Any = None) -> Any:
+    """A rule's output as an array: Python scalars and NumPy values become concrete arrays
+    (of ``dtype`` when given, else weakly typed as usual); arrays and tracers pass through."""
+    if isinstance(x, core.Tracer) or hasattr(x, "_value"):
+        return x
+    if dtype is not None:
+        return core.make_concrete(np.asarray(x, dtype=dtype), False)
+    aval = core.get_aval(x)
+    return core.make_concrete(np.asarray(x, dtype=aval.dtype), aval.weak_type)
+
+
+def _arg_aval(x: Any, name: str) -> ShapedArray:
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        raise TypeError(
+            f"{name}: arguments that are differentiated must be arrays or pytrees of arrays, "
+            f"got a value of type {type(x).__name__} ({x!r}); mark it with nondiff_argnums"
+        ) from None
+
+
+def _trace_closed(flat_fun: Callable, in_avals: Sequence[ShapedArray], name: str):
+    """Trace ``flat_fun`` to a jaxpr with no consts: closed-over values become leading invars.
+
+    Returns ``(closed_jaxpr, consts)``; call the jaxpr with ``*consts, *args``.
+    """
+    closed = pe.trace_to_jaxpr(flat_fun, in_avals, pe.DebugInfo("custom derivative", name, None))
+    return _hoist_consts(closed)
+
+
+def _hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
+    if not closed.jaxpr.constvars:
+        return closed, []
+    jaxpr, consts = pe.convert_constvars_jaxpr(closed)
+    return ClosedJaxpr(jaxpr, []), list(consts)
+
+
+def _check_consts_not_perturbed(tangents: Sequence[Any], num_consts: int, kind: str, name: str):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise UnexpectedTracerError(
+            f"The {kind} function {name} closes over a value that is being differentiated. Its "
+            "rules cannot see the derivative with respect to such a value: pass the value as "
+            f"an argument of {name} instead (JAX raises UnexpectedTracerError here as well)."
+        )
+
+
+def _call_with_consts(
+    thunk: Callable, inputs: Sequence[Any], orig: Sequence[Any], new: Sequence[Any]
+):
+    """``thunk(*inputs)`` (a flat list; None marks a zero), where the user code inside it closes
+    over the values ``orig`` and those must now read as ``new``.
+
+    The user's rules see the values their function closes over through Python closures, but a
+    transformation may have replaced them (vmap batches a closed-over tracer into a tracer of a
+    new trace). Then the rule is traced to a jaxpr and each of its constants that is one of
+    ``orig`` is replaced by the matching ``new`` value before it is evaluated.
+    """
+    if len(orig) == len(new) and all(a is b for a, b in zip(orig, new)):
+        return thunk(*inputs)
+    box: list = []
+
+    def flat(*xs):
+        outs = thunk(*xs)
+        box.append([o is None for o in outs])
+        return [o for o in outs if o is not None]
+
+    closed = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in inputs])
+    where = {id(o): i for i, o in enumerate(orig)}
+    consts = [new[where[id(c)]] if id(c) in where else c for c in closed.consts]
+    outs = iter(core.eval_jaxpr(closed.jaxpr, consts, *inputs))
+    return [None if z else next(outs) for z in box[0]]
+
+
+def _unbatched_aval(aval: ShapedArray, d: int | None) -> ShapedArray:
+    if d is None:
+        return aval
+    return ShapedArray(aval.shape[:d] + aval.shape[d + 1 :], aval.dtype, aval.weak_type)
+
+
+def _batched_aval(aval: ShapedArray, size: int) -> ShapedArray:
+    return ShapedArray((size, *aval.shape), aval.dtype, aval.weak_type)
+
+
+def _batch_jaxpr_out0(closed: ClosedJaxpr, axis_data, in_dims) -> tuple[ClosedJaxpr, list]:
+    """``closed`` batched along ``in_dims`` with every output batched at dimension 0 (the
+    batched user rules are made to agree with that); consts hoisted to leading invars."""
+    batched, out_dims = batching.batch_jaxpr(closed, axis_data, in_dims)
+    if any(d != 0 for d in out_dims):
+        size = axis_data.size
+
+        def forced(*args):
+            outs = core.eval_jaxpr(batched.jaxpr, batched.consts, *args)
+            return [lax_rules.bdim_to(o, d, 0, size) for o, d in zip(outs, out_dims)]
+
+        batched = pe.trace_to_jaxpr(forced, batched.in_avals)
+    return _hoist_consts(batched)
+
+
+def _jaxpr_impl(*args, call_jaxpr: ClosedJaxpr, **_):
+    return core.jaxpr_as_numpy_fn(call_jaxpr)(*args)
+
+
+def _jaxpr_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, **_):
+    return call_jaxpr.out_avals
+
+
+def _jaxpr_compile(*, call_jaxpr: ClosedJaxpr, **_):
+    return core.jaxpr_as_numpy_fn(call_jaxpr)
+
+
+def _pp_named_first(params: dict) -> list[tuple[str, Any]]:
+    # JAX prints `name` first, then the others sorted; num_consts only when there are consts.
+    rest = sorted(
+        (k, v) for k, v in params.items() if k != "name" and not (k == "num_consts" and v == 0)
+    )
+    return [("name", params["name"]), *rest]
+
+
+__all__ = [
+    "SymbolicZero",
+]

@@ -1,0 +1,468 @@
+"""``custom_vjp``: a function with its own ``fwd``/``bwd`` rules, traced as the
+``custom_vjp_call`` primitive. Its joint jvp rule runs ``fwd`` and emits ``custom_lin``, a linear
+primitive whose transpose calls ``bwd``; evaluating ``custom_lin`` (forward mode) raises JAX's
+TypeError."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from spmd._src import core, dispatch, dtypes
+from spmd._src import tree_util as tu
+from spmd._src.core import ShapedArray
+from spmd._src.custom_derivatives.common import (
+    SymbolicZero,
+    _arg_aval,
+    _as_operand,
+    _batch_jaxpr_out0,
+    _call_with_consts,
+    _check_consts_not_perturbed,
+    _fun_name,
+    _jaxpr_abstract_eval,
+    _jaxpr_compile,
+    _jaxpr_impl,
+    _merge_args,
+    _Named,
+    _pp_named_first,
+    _resolve_args,
+    _split_nondiff,
+    _to_value,
+    _trace_closed,
+    _unbatched_aval,
+)
+from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import reductions as lax_red
+from spmd._src.lax import rules as lax_rules
+
+
+class CustomVJPPrimal:
+    """A primal argument of a ``fwd`` rule defined with ``symbolic_zeros=True``: its value and
+    whether it is perturbed (has a nonzero tangent)."""
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value = value
+        self.perturbed = perturbed
+
+    def __iter__(self):
+        return iter((self.value, self.perturbed))
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_vjp
+
+
+class custom_vjp:
+    """A function with a custom VJP rule (``fwd`` and ``bwd``) for reverse mode.
+
+    >>> f = spmd.custom_vjp(lambda x: jnp.sin(x))
+    >>> f.defvjp(lambda x: (f(x), jnp.cos(x)), lambda cos_x, g: (2.0 * cos_x * g,))
+    >>> spmd.grad(f)(0.0)
+    Array(2., dtype=float32)
+    """
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd: Callable | None = None
+        self.bwd: Callable | None = None
+        self.symbolic_zeros = False
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def defvjp(
+        self,
+        fwd: Callable,
+        bwd: Callable,
+        symbolic_zeros: bool = False,
+        optimize_remat: bool = False,
+    ) -> None:
+        """Set the rules: ``fwd(*args) -> (out, residuals)`` and
+        ``bwd(*nondiff_args, residuals, out_cotangent) -> tuple of argument cotangents``."""
+        self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = bool(symbolic_zeros)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = _fun_name(self.fun)
+        if self.fwd is None or self.bwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
+        args = _resolve_args(self.fun, name, args, kwargs)
+        if core.is_eval_trace_current():
+            return self.fun(*args)
+        nondiff, dyn, nums = _split_nondiff(args, self.nondiff_argnums, name)
+        by_pos = {i % len(args): v for i, v in zip(self.nondiff_argnums, nondiff)}
+        leaves, in_tree = tu.tree_flatten(dyn)
+        leaves = [_as_operand(x) for x in leaves]
+        in_avals = [_arg_aval(x, f"custom_vjp function {name}") for x in leaves]
+        out_box: list = []
+        fun, n = self.fun, len(args)
+
+        def flat_fun(*flat):
+            out = fun(*_merge_args(n, nums, by_pos, tu.tree_unflatten(in_tree, flat)))
+            out_leaves, out_tree = tu.tree_flatten(out)
+            out_box.append(out_tree)
+            return out_leaves
+
+        call_jaxpr, consts = _trace_closed(flat_fun, in_avals, name)
+        out_tree = out_box[0]
+        fwd = _FwdRule(self, name, n, nums, by_pos, nondiff, in_tree, in_avals, out_tree, consts)
+        outs = custom_vjp_call_p.bind(
+            *consts,
+            *leaves,
+            call_jaxpr=call_jaxpr,
+            fwd=fwd,
+            bwd=_Named(self.bwd),
+            num_consts=len(consts),
+            symbolic_zeros=self.symbolic_zeros,
+            name=name,
+        )
+        return tu.tree_unflatten(out_tree, outs)
+
+
+class _FwdRule:
+    """The user's fwd on flat lists: ``(consts, args, perturbed) -> (outs, residuals, bwd)``,
+    where ``bwd(residuals, cts) -> arg cts (None for zero)`` is the user's bwd for this call.
+    The residuals start with ``consts`` (the bwd may close over them too)."""
+
+    def __init__(self, cv, fun_name, n, nums, by_pos, nondiff, in_tree, in_avals, out_tree, cc):
+        self.cv, self.fun_name = cv, fun_name
+        self.n, self.nums, self.by_pos, self.nondiff = n, nums, by_pos, list(nondiff)
+        self.in_tree, self.in_avals, self.out_tree = in_tree, list(in_avals), out_tree
+        self.closure_consts = list(cc)
+
+    def __repr__(self) -> str:
+        return _fun_name(self.cv.fwd)
+
+    __str__ = __repr__
+    # Rules are unhashable, so eager dispatch does not cache (and keep alive) per-call
+    # parameters.
+    __hash__ = None  # type: ignore[assignment]
+
+    def __call__(self, consts: Sequence[Any], args: Sequence[Any], perturbed: Sequence[bool]):
+        box: list = []
+
+        def thunk(*xs):
+            outs, res, res_tree = self._apply(list(xs), perturbed)
+            box.append((len(outs), res_tree))
+            return list(outs) + list(res)
+
+        flat = _call_with_consts(thunk, list(args), self.closure_consts, consts)
+        n_out, res_tree = box[-1]
+        res = list(consts) + list(flat[n_out:])
+        return flat[:n_out], res, _BwdRule(self, res_tree, len(consts))
+
+    def _apply(self, args: list, perturbed: Sequence[bool]):
+        fwd, fname = self.cv.fwd, _fun_name(self.cv.fwd)
+        if self.cv.symbolic_zeros:
+            args = [CustomVJPPrimal(a, p) for a, p in zip(args, perturbed)]
+        dyn = tu.tree_unflatten(self.in_tree, list(args))
+        out = fwd(*_merge_args(self.n, self.nums, self.by_pos, dyn))
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError(
+                f"Custom VJP fwd rule {fname} for function {self.fun_name} must produce a pair "
+                "(list or tuple of length two) where the first element represents the primal "
+                f"output (equal to those of the custom_vjp-decorated function {self.fun_name}) "
+                "and the second element represents residuals (i.e. values stored from the "
+                "forward pass for use on the backward pass), but instead of a pair the fwd rule "
+                f"{fname} produced {out!r}."
+            )
+        primal_out, res = out
+        out_leaves, out_tree = tu.tree_flatten(primal_out)
+        if out_tree != self.out_tree:
+            raise TypeError(
+                f"Custom VJP fwd rule {fname} for function {self.fun_name} must produce a pair "
+                "(list or tuple of length two) where the first element represents the primal "
+                f"output (equal in value to the output of the custom_vjp-decorated function "
+                f"{self.fun_name}, and in particular of the same container/pytree structure), "
+                f"but instead the fwd rule output's first element had container/pytree "
+                f"structure {out_tree} while the custom_vjp-decorated function "
+                f"{self.fun_name} had output container/pytree structure {self.out_tree}."
+            )
+        res_leaves, res_tree = tu.tree_flatten(res)
+        for r in res_leaves:
+            if not core.valid_jaxtype(r):
+                raise TypeError(
+                    f"Custom VJP fwd rule {fname} for function {self.fun_name} produced a "
+                    f"residual of type {type(r).__name__}, which is not an array type; keep "
+                    "non-array values out of the residuals (use nondiff_argnums)."
+                )
+        return out_leaves, res_leaves, res_tree
+
+
+class _BwdRule:
+    """The user's bwd on flat lists for one fwd call (it knows the residuals' structure; the
+    first ``n_consts`` residuals are the values the function closes over)."""
+
+    def __init__(self, fwd_rule: _FwdRule, res_tree, n_consts: int) -> None:
+        self.fwd_rule, self.res_tree, self.n_consts = fwd_rule, res_tree, n_consts
+
+    def __repr__(self) -> str:
+        return _fun_name(self.fwd_rule.cv.bwd)
+
+    __str__ = __repr__
+    # Rules are unhashable, so eager dispatch does not cache (and keep alive) per-call
+    # parameters.
+    __hash__ = None  # type: ignore[assignment]
+
+    def __call__(self, res: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
+        fr, nc = self.fwd_rule, self.n_consts
+        bwd = fr.cv.bwd
+        sym = [isinstance(c, SymbolicZero) for c in cts]
+        n_res = len(res) - nc
+
+        def thunk(*xs):
+            it = iter(xs[n_res:])
+            r = tu.tree_unflatten(self.res_tree, list(xs[:n_res]))
+            cs = [c if z else next(it) for c, z in zip(cts, sym)]
+            ct = tu.tree_unflatten(fr.out_tree, cs)
+            return _check_bwd_output(bwd(*fr.nondiff, r, ct), fr.in_tree, fr.in_avals)
+
+        inputs = list(res[nc:]) + [c for c, z in zip(cts, sym) if not z]
+        return _call_with_consts(thunk, inputs, fr.closure_consts, list(res[:nc]))
+
+
+def _check_bwd_output(out: Any, in_tree, in_avals: Sequence[ShapedArray]) -> list[Any]:
+    children = tu.treedef_children(in_tree)
+    if isinstance(out, list) and len(out) == len(children):
+        out = tuple(out)
+
+    def structure_error():
+        got = tu.tree_structure(out)
+        return TypeError(
+            "Custom VJP bwd rule must produce an output with the same container (pytree) "
+            "structure as the args tuple of the primal function, and in particular must "
+            "produce a tuple of length equal to the number of arguments to the primal "
+            f"function, but got bwd output structure {got} for primal input structure "
+            f"{in_tree}."
+        )
+
+    if not isinstance(out, tuple) or len(out) != len(children):
+        raise structure_error()
+    flat: list[Any] = []
+    for o, child in zip(out, children):
+        if o is None:
+            flat.extend([None] * child.num_leaves)
+            continue
+        leaves, tree = tu.tree_flatten(o, is_leaf=lambda x: x is None)
+        if tree != child:
+            raise structure_error()
+        flat.extend(leaves)
+    paths = [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(in_tree.unflatten(in_avals))[0]]
+    result = []
+    for ct, aval, path in zip(flat, in_avals, paths):
+        want = ad.tangent_aval(aval)
+        if ct is None or isinstance(ct, SymbolicZero) or want.dtype == dtypes.float0:
+            result.append(None)
+            continue
+        got = core.get_aval(ct)
+        if got.shape != want.shape:
+            raise ValueError(
+                "Custom VJP bwd rule must produce an output with the same type as the args "
+                f"tuple of the primal function, but at output{path} the bwd rule produced an "
+                f"output of type {got.str_short(False)} corresponding to an input of type "
+                f"{aval.str_short(False)}, so the shapes do not match"
+            )
+        result.append(_to_value(ct, want.dtype))
+    return result
+
+
+class _BatchedFwd:
+    """A fwd rule under vmap: the inner fwd run per example; primal outputs at batch
+    dimension 0, residuals at 0 or unbatched; its bwd is batched to match. Its first
+    ``n_new`` consts were made by batching (the inner rule does not know them)."""
+
+    def __init__(self, inner, axis_data, n_new, const_dims, arg_dims) -> None:
+        self.inner, self.axis_data, self.n_new = inner, axis_data, n_new
+        self.const_dims, self.arg_dims = list(const_dims), list(arg_dims)
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
+
+    __str__ = __repr__
+    # Rules are unhashable, so eager dispatch does not cache (and keep alive) per-call
+    # parameters.
+    __hash__ = None  # type: ignore[assignment]
+
+    def __call__(self, consts, args, perturbed):
+        box: list = []
+        consts = list(consts[self.n_new :])
+        nc = len(consts)
+
+        def f(*xs):
+            outs, res, bwd = self.inner(list(xs[:nc]), list(xs[nc:]), perturbed)
+            box.append((len(outs), bwd))
+            return list(outs) + list(res)
+
+        vals, dims = batching.batch_fun(
+            f, self.axis_data, consts + list(args), self.const_dims + self.arg_dims
+        )
+        n_out, inner_bwd = box[0]
+        size = self.axis_data.size
+        outs = [lax_rules.bdim_to(v, d, 0, size) for v, d in zip(vals[:n_out], dims[:n_out])]
+        res = [
+            v if d is None else lax_rules.moveaxis(v, d, 0)
+            for v, d in zip(vals[n_out:], dims[n_out:])
+        ]
+        res_dims = [None if d is None else 0 for d in dims[n_out:]]
+        return outs, res, _BatchedBwd(inner_bwd, self.axis_data, res_dims, self.arg_dims)
+
+
+class _BatchedBwd:
+    def __init__(self, inner, axis_data, res_dims, arg_dims) -> None:
+        self.inner, self.axis_data = inner, axis_data
+        self.res_dims, self.arg_dims = list(res_dims), list(arg_dims)
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
+
+    __str__ = __repr__
+    # Rules are unhashable, so eager dispatch does not cache (and keep alive) per-call
+    # parameters.
+    __hash__ = None  # type: ignore[assignment]
+
+    def __call__(self, res, cts):
+        nres = len(res)
+        sym = [isinstance(c, SymbolicZero) for c in cts]
+        zero_avals = [_unbatched_aval(c.aval, 0) if z else None for c, z in zip(cts, sym)]
+        ins = list(res) + [c for c, z in zip(cts, sym) if not z]
+        in_dims = self.res_dims + [0] * (len(ins) - nres)
+
+        def g(*ys):
+            it = iter(ys[nres:])
+            cs = [SymbolicZero(a) if z else next(it) for z, a in zip(sym, zero_avals)]
+            return self.inner(list(ys[:nres]), cs)
+
+        vals, dims = batching.batch_fun(g, self.axis_data, ins, in_dims)
+        out = []
+        for v, d, want in zip(vals, dims, self.arg_dims):
+            if v is None or type(v) is Zero:
+                out.append(None)
+            elif want is None:
+                out.append(v if d is None else lax_red.reduce_sum(v, (d,)))
+            else:
+                out.append(lax_rules.bdim_to(v, d, want, self.axis_data.size))
+        return out
+
+
+custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
+
+
+def _custom_vjp_call_batch(axis_data, vals, dims, *, call_jaxpr, fwd, num_consts, **params):
+    batched, new_consts = _batch_jaxpr_out0(call_jaxpr, axis_data, dims)
+    outs = custom_vjp_call_p.bind(
+        *new_consts,
+        *vals,
+        call_jaxpr=batched,
+        fwd=_BatchedFwd(fwd, axis_data, len(new_consts), dims[:num_consts], dims[num_consts:]),
+        num_consts=len(new_consts) + num_consts,
+        **params,
+    )
+    return outs, [0] * len(outs)
+
+
+def _custom_vjp_call_jvp(
+    primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
+):
+    _check_consts_not_perturbed(tangents, num_consts, "custom_vjp", name)
+    args_t = tangents[num_consts:]
+    in_zeros = tuple(type(t) is Zero for t in args_t)
+    consts, args = list(primals[:num_consts]), list(primals[num_consts:])
+    outs, res, bwd_flat = fwd(consts, args, [not z for z in in_zeros])
+    out_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in outs)
+    t_out = custom_lin_p.bind(
+        *res,
+        *[t for t in args_t if type(t) is not Zero],
+        num_res=len(res),
+        bwd=bwd_flat,
+        out_avals=out_avals,
+        in_zeros=in_zeros,
+        symbolic_zeros=symbolic_zeros,
+    )
+    return outs, t_out
+
+
+custom_vjp_call_p.def_impl(_jaxpr_impl)
+custom_vjp_call_p.def_abstract_eval(_jaxpr_abstract_eval)
+batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
+ad.primitive_joint_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
+dispatch.compile_rules[custom_vjp_call_p] = _jaxpr_compile
+core.pp_param_rules[custom_vjp_call_p] = _pp_named_first
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_lin: the linear stand-in for a custom_vjp function's tangent map. Only its transpose
+# (the user's bwd) is ever evaluated.
+
+_NO_JVP = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+
+custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
+
+
+def _custom_lin_impl(*args, **params):
+    raise TypeError(_NO_JVP)
+
+
+def _custom_lin_abstract_eval(*avals, out_avals, **params):
+    return list(out_avals)
+
+
+def _custom_lin_compile(**params):
+    raise TypeError(_NO_JVP)
+
+
+def _custom_lin_batch(axis_data, vals, dims, **params):
+    raise TypeError(_NO_JVP)
+
+
+def _custom_lin_jvp(primals, tangents, primal_out, **params):
+    raise TypeError(_NO_JVP)
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, in_zeros, symbolic_zeros):
+    # Residuals written inline as literals come back as NumPy values: the user's bwd gets
+    # arrays, as from fwd.
+    res = [_to_value(r) for r in args[:num_res]]
+    if symbolic_zeros:
+        cts = [SymbolicZero(c.aval) if type(c) is Zero else c for c in cts]
+    else:
+        cts = [ad.instantiate(c) for c in cts]
+    cts_in = bwd(res, cts)
+    lin = [ct for ct, z in zip(cts_in, in_zeros) if not z]
+    return [None] * num_res + lin
+
+
+def _custom_lin_pp(params: dict) -> list[tuple[str, Any]]:
+    return [
+        ("bwd", params["bwd"]),
+        ("in_zeros", list(params["in_zeros"])),
+        ("num_res", params["num_res"]),
+        ("symbolic_zeros", params["symbolic_zeros"]),
+    ]
+
+
+custom_lin_p.def_impl(_custom_lin_impl)
+custom_lin_p.def_abstract_eval(_custom_lin_abstract_eval)
+batching.primitive_batchers[custom_lin_p] = _custom_lin_batch
+ad.primitive_jvps[custom_lin_p] = _custom_lin_jvp
+ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
+dispatch.compile_rules[custom_lin_p] = _custom_lin_compile
+core.pp_param_rules[custom_lin_p] = _custom_lin_pp
+
+
+__all__ = [
+    "CustomVJPPrimal",
+    "custom_lin_p",
+    "custom_vjp",
+    "custom_vjp_call_p",
+]

@@ -1,0 +1,64 @@
+"""Helpers shared by the elementwise primitives' rules: scalars and fills of an operand's dtype,
+and the cotangent of a broadcasting operand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spmd._src import core
+from spmd._src.interpreters import ad
+from spmd._src.lax.rules import (
+    unbroadcast,
+)
+
+
+def _shape():
+    # Imported when a rule runs, so that shape.py may import this module at load time.
+    from spmd._src.lax import shape
+
+    return shape
+
+
+def _dtype(x):
+    return core.get_aval(x).dtype
+
+
+def _const(x, value):
+    """A strongly typed scalar of ``x``'s dtype (printed as a literal in jaxprs)."""
+    return core.make_concrete(np.array(value, dtype=_dtype(x)), False)
+
+
+def _one(x):
+    return _const(x, 1)
+
+
+def _full(x, value):
+    """An array of ``x``'s shape, dtype and weak type filled with ``value``."""
+    aval = core.get_aval(x)
+    fill = core.make_concrete(np.array(value, dtype=aval.dtype), aval.weak_type)
+    return _shape().broadcast_in_dim(fill, aval.shape, ())
+
+
+def _zeros(x):
+    return _full(x, 0)
+
+
+def _bcast_like(g, out):
+    """``g`` broadcast to the shape of ``out`` (tangent terms of broadcasting operations must
+    all have the result's shape)."""
+    shape = tuple(np.shape(out))
+    gs = tuple(np.shape(g))
+    if gs == shape:
+        return g
+    dims = () if not gs else tuple(range(len(shape)))
+    return _shape().broadcast_in_dim(g, shape, dims)
+
+
+def _unbroadcast_ct(ct, x):
+    """The cotangent for operand ``x`` (a value or UndefinedPrimal) of a broadcasting op."""
+    if ct is None or type(ct) is ad.Zero:
+        return ct
+    return unbroadcast(ct, x.aval if ad.is_undefined_primal(x) else core.get_aval(x))
+
+
+__all__ = []

@@ -1,0 +1,570 @@
+"""Named-axis collectives (spmd._src.lax.parallel) under vmap(axis_name=...), pmap, shard_map and
+the shard_map reference loop, against NumPy loops over the devices.
+
+Expected values are computed here with plain loops (float sums as left folds in device order,
+group order within groups, in the input dtype) and compared bit for bit. Values and error
+classes were checked against JAX 0.10.2 on 8 CPU devices where JAX supports the call; where JAX
+refuses (axis_index_groups in vmap and shard_map) the reference loop is the oracle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax
+from spmd._src.shard_map import reference_mode
+from spmd.sharding import PartitionSpec as P
+from spmd.test_util import check_grads
+
+# ---------------------------------------------------------------------------------------------
+# Running one per-device function under each map
+
+
+def run(kind: str, fn, x: np.ndarray):
+    """``fn`` (per device) over the leading dimension of ``x`` (one entry per device)."""
+    n = x.shape[0]
+    if kind == "vmap":
+        return np.asarray(spmd.vmap(fn, axis_name="i")(x))
+    if kind == "pmap":
+        return np.asarray(spmd.pmap(fn, axis_name="i")(x))
+    mesh = spmd.make_mesh((n,), ("i",), devices=spmd.devices()[:n])
+    f = spmd.shard_map(
+        lambda b: jnp.expand_dims(fn(b[0]), 0), mesh=mesh, in_specs=P("i"), out_specs=P("i")
+    )
+    if kind == "reference":
+        with reference_mode():
+            return np.asarray(f(x))
+    return np.asarray(f(x))
+
+
+MAPS = ["vmap", "pmap", "shard_map", "reference"]
+
+
+def per_device(fn, x, groups=None):
+    """Per device d: ``fn(values of d's group in group order, d's position in it)``."""
+    n = x.shape[0]
+    groups = groups or [list(range(n))]
+    outs = [None] * n
+    for g in groups:
+        vals = [x[i] for i in g]
+        for p, d in enumerate(g):
+            outs[d] = fn(vals, p)
+    return np.stack(outs)
+
+
+def fold(op, dtype):
+    def f(vals, p):
+        acc = np.array(vals[0], dtype=dtype)
+        for v in vals[1:]:
+            acc = np.asarray(op(acc, v), dtype=dtype)
+        return acc
+
+    return f
+
+
+def data(dtype: str, shape, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dtype == "float32":
+        # A wide dynamic range: the order of a float sum shows in the last bits.
+        v = rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)
+        return v.astype(np.float32)
+    return rng.integers(-100, 100, shape).astype(dtype)
+
+
+def equal_groups(n: int, size: int, seed: int) -> list[list[int]]:
+    perm = np.random.default_rng(seed).permutation(n).tolist()
+    return [perm[i : i + size] for i in range(0, n, size)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases: (label, per-device fn, reference from the stacked input, input shape per device)
+
+
+def _cases():
+    out = []
+    for n in (2, 4, 8):
+        groups = [None, equal_groups(n, n // 2, n)]
+        if n == 4:
+            groups.append([[0, 2], [3, 1]])
+        uneq = [[7, 1, 2], [0], [3, 4, 5, 6]] if n == 8 else [[1], [0] + list(range(2, n))]
+        for dt in ("float32", "int32"):
+            for g in groups + [uneq]:
+                for name, op in (("psum", np.add), ("pmax", np.maximum), ("pmin", np.minimum)):
+                    out.append((
+                        f"{name} n={n} {dt} groups={g}",
+                        lambda y, g=g, name=name: getattr(lax, name)(y, "i", axis_index_groups=g),
+                        lambda x, g=g, op=op: per_device(fold(op, x.dtype), x, g),
+                        n, dt, (3,),
+                    ))  # fmt: skip
+            for g in groups:
+                for ax, tiled, s in ((0, False, (3,)), (-1, True, (2, 3)), (1, False, (2, 3))):
+                    out.append((
+                        f"all_gather n={n} {dt} groups={g} axis={ax} tiled={tiled}",
+                        lambda y, g=g, a=ax, t=tiled: lax.all_gather(
+                            y, "i", axis=a, tiled=t, axis_index_groups=g),
+                        lambda x, g=g, a=ax, t=tiled: per_device(
+                            lambda v, p: np.concatenate(v, a) if t else np.stack(v, a), x, g),
+                        n, dt, s,
+                    ))  # fmt: skip
+                m = n if g is None else len(g[0])
+                for sd, tiled, s in ((0, False, (m, 3)), (1, True, (3, 2 * m))):
+                    out.append((
+                        f"psum_scatter n={n} {dt} groups={g} dim={sd} tiled={tiled}",
+                        lambda y, g=g, sd=sd, t=tiled: lax.psum_scatter(
+                            y, "i", scatter_dimension=sd, tiled=t, axis_index_groups=g),
+                        lambda x, g=g, sd=sd, t=tiled: per_device(
+                            lambda v, p: (lambda b: b if t else np.squeeze(b, sd))(
+                                np.split(fold(np.add, x.dtype)(v, p), len(v), axis=sd)[p]),
+                            x, g),
+                        n, dt, s,
+                    ))  # fmt: skip
+                for sp, ca, tiled, s in ((0, 1, False, (m, 3)), (1, 0, True, (2, 3 * m))):
+                    out.append((
+                        f"all_to_all n={n} {dt} groups={g} split={sp} concat={ca} tiled={tiled}",
+                        lambda y, g=g, a=sp, b=ca, t=tiled: lax.all_to_all(
+                            y, "i", a, b, tiled=t, axis_index_groups=g),
+                        lambda x, g=g, a=sp, b=ca, t=tiled: per_device(
+                            lambda v, p: (np.concatenate if t else np.stack)(
+                                [np.split(u, len(v), axis=a)[p] if t
+                                 else np.split(u, len(v), axis=a)[p].squeeze(a) for u in v],
+                                axis=b),
+                            x, g),
+                        n, dt, s,
+                    ))  # fmt: skip
+            perm = [(i, (3 * i + 1) % n) for i in range(n) if i != 1]
+            out.append((
+                f"ppermute n={n} {dt} perm={perm}",
+                lambda y, pm=perm: lax.ppermute(y, "i", pm),
+                lambda x, pm=perm: _ppermute_ref(x, pm),
+                n, dt, (2,),
+            ))  # fmt: skip
+            out.append((
+                f"pbroadcast n={n} {dt}",
+                lambda y: lax.pbroadcast(y, "i", 1),
+                lambda x: np.stack([x[1]] * x.shape[0]),
+                n, dt, (2,),
+            ))  # fmt: skip
+    return out
+
+
+def _ppermute_ref(x, perm):
+    out = np.zeros_like(x)
+    for s, d in perm:
+        out[d] = x[s]
+    return out
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("kind", MAPS)
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_collective_matches_numpy(case, kind):
+    label, fn, ref, n, dt, shape = case
+    x = data(dt, (n, *shape), seed=len(label))
+    got = run(kind, fn, x)
+    want = ref(x)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+    assert got.tobytes() == want.tobytes(), f"{label} under {kind}:\n{got}\n!=\n{want}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Fold order, bit for bit
+
+
+def _left_fold(a, order):
+    acc = np.array(a[order[0]], dtype=a.dtype)
+    for i in order[1:]:
+        acc = np.asarray(acc + a[i], dtype=a.dtype)
+    return acc
+
+
+def _tree8(a):
+    r = list(a)
+    return ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+
+
+def test_psum_is_a_left_fold_in_device_order():
+    v = data("float32", (8, 64), seed=3)
+    want = _left_fold(v, range(8))
+    assert want.tobytes() != _tree8(v).tobytes()  # the data tells the orders apart
+    for kind in MAPS:
+        got = run(kind, lambda y: lax.psum(y, "i"), v)
+        assert all(g.tobytes() == want.tobytes() for g in got), kind
+
+
+def test_psum_of_scalars_is_a_left_fold():
+    # One value per device: NumPy's own sum over 8 contiguous values is pairwise.
+    v = np.array([1e8, 1.0, -1e8, 1.0, 3.0, 1e-3, -3.0, 7.0], np.float32)
+    want = _left_fold(v, range(8))
+    got = run("pmap", lambda y: lax.psum(y, "i"), v)
+    assert want.tobytes() != np.sum(v).tobytes()
+    assert got[0].tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("axes", [("x", "y"), ("y", "x")])
+def test_multi_axis_psum_is_one_fold_over_the_combined_index(axes):
+    # As JAX on CPU: the first named axis is major; not a fold over y and then over x.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    v = data("float32", (2, 4, 64), seed=5)
+    f = spmd.shard_map(lambda b: lax.psum(b, axes), mesh=mesh, in_specs=P("x", "y"),
+                       out_specs=P())  # fmt: skip
+    got = np.asarray(f(v))[0, 0]
+    stacked = v if axes == ("x", "y") else v.transpose(1, 0, 2)
+    want = _left_fold(stacked.reshape(8, 64), range(8))
+    nested = _left_fold(np.stack([_left_fold(v[i], range(4)) for i in range(2)]), range(2))
+    assert want.tobytes() != nested.tobytes()
+    assert got.tobytes() == want.tobytes()
+    with reference_mode():
+        assert np.asarray(f(v))[0, 0].tobytes() == want.tobytes()
+    # The same through two nested vmaps.
+    g = spmd.vmap(spmd.vmap(lambda b: lax.psum(b, axes), axis_name="y"), axis_name="x")
+    assert np.asarray(g(v))[1, 2].tobytes() == want.tobytes()
+
+
+def test_groups_fold_in_listed_order():
+    v = data("float32", (8, 64), seed=7)
+    groups = [[7, 1, 2, 3], [0, 4, 5, 6]]
+    got = run("pmap", lambda y: lax.psum(y, "i", axis_index_groups=groups), v)
+    assert got[1].tobytes() == _left_fold(v, [7, 1, 2, 3]).tobytes()
+    assert got[1].tobytes() != _left_fold(v, [1, 2, 3, 7]).tobytes()
+
+
+def test_psum_of_unbatched_value_folds_copies():
+    # The value does not vary over 'i', yet psum sums size-of-i copies (a fold, not n * x).
+    x = np.float32(0.1)
+    got = spmd.vmap(lambda y: lax.psum(x, "i") + 0 * y, axis_name="i")(np.zeros(8, np.float32))
+    assert np.asarray(got)[0].tobytes() == _left_fold(np.full(8, x), range(8)).tobytes()
+
+
+# ---------------------------------------------------------------------------------------------
+# Other collectives and helpers
+
+
+def test_axis_index_and_size():
+    out = spmd.vmap(lambda y: lax.axis_index("i") * 10 + lax.axis_size("i"), axis_name="i")(
+        np.zeros(4)
+    )
+    assert np.asarray(out).tolist() == [4, 14, 24, 34]
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    f = spmd.shard_map(lambda b: jnp.reshape(lax.axis_index(("x", "y")), (1, 1)), mesh=mesh,
+                       in_specs=P("x", "y"), out_specs=P("x", "y"))  # fmt: skip
+    assert np.asarray(f(np.zeros((2, 4)))).tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    g = spmd.shard_map(lambda b: jnp.reshape(lax.axis_index(("y", "x")), (1, 1)), mesh=mesh,
+                       in_specs=P("x", "y"), out_specs=P("x", "y"))  # fmt: skip
+    assert np.asarray(g(np.zeros((2, 4)))).tolist() == [[0, 2, 4, 6], [1, 3, 5, 7]]
+
+
+def test_psum_of_python_constant_is_static():
+    out = spmd.vmap(lambda y: lax.psum(1, "i") + y, axis_name="i")(np.zeros(4, np.float32))
+    assert np.asarray(out).tolist() == [4.0] * 4
+    jaxpr = spmd.make_jaxpr(lambda: lax.psum(1, "i"), axis_env=[("i", 4)])()
+    assert str(jaxpr) == "{ lambda ; . let  in (4:i32[],) }"
+
+
+def test_dtypes_of_results():
+    x = np.arange(4)
+    assert np.asarray(run("pmap", lambda y: lax.psum(y > 1, "i"), x)).tolist() == [2] * 4
+    assert run("pmap", lambda y: lax.psum(y > 1, "i"), x).dtype == np.int32
+    assert run("pmap", lambda y: lax.pmax(y > 1, "i"), x).dtype == np.bool_
+    pm = run("pmap", lambda y: lax.pmean(y, "i"), x)
+    assert pm.dtype == np.float32 and pm.tolist() == [1.5] * 4
+    i8 = run("vmap", lambda y: lax.psum(y, "i"), x.astype(np.int8) * 50)
+    assert i8.dtype == np.int8 and i8[0] == np.int8(300 % 256 - 256 + 256 * (300 % 256 < 128))
+
+
+def test_pmean_with_groups_divides_by_group_size():
+    x = np.array([1.0, 2.0, 3.0, 6.0], np.float32)
+    eq = run("vmap", lambda y: lax.pmean(y, "i", axis_index_groups=[[0, 1], [2, 3]]), x)
+    assert eq.tolist() == [1.5, 1.5, 4.5, 4.5]
+    uneq = run("shard_map", lambda y: lax.pmean(y, "i", axis_index_groups=[[0], [1, 2, 3]]), x)
+    third = float(np.float32(11) / np.float32(3))
+    assert uneq.tolist() == [1.0, third, third, third]
+
+
+def test_pshuffle_pswapaxes_pvary_pcast():
+    x = np.arange(16.0).reshape(4, 4)
+    sh = run("pmap", lambda y: lax.pshuffle(y, "i", [1, 2, 3, 0]), x)
+    assert sh.tolist() == x[[1, 2, 3, 0]].tolist()
+    sw = run("pmap", lambda y: lax.pswapaxes(y, "i", 0), x)
+    assert sw.tolist() == x.T.tolist()
+    for kind in MAPS:
+        assert run(kind, lambda y: lax.pvary(y, "i") * 2, x).tolist() == (2 * x).tolist()
+        assert run(kind, lambda y: lax.pcast(y, "i", to="varying"), x).tolist() == x.tolist()
+
+
+def test_pytrees():
+    out = spmd.vmap(lambda y: lax.psum({"a": y, "b": (2 * y,)}, "i"), axis_name="i")(np.arange(3.0))
+    assert np.asarray(out["a"]).tolist() == [3.0] * 3
+    assert np.asarray(out["b"][0]).tolist() == [6.0] * 3
+
+
+def test_collectives_over_an_outer_axis_pass_inner_vmaps():
+    # An unnamed vmap inside: its batch dimension is a per-device dimension.
+    x = np.arange(24.0).reshape(4, 3, 2)
+
+    def f(y):
+        return spmd.vmap(lambda r: lax.all_gather(r, "i", axis=-1, tiled=True))(y)
+
+    got = run("vmap", f, x)
+    want = np.stack([np.concatenate(list(x), axis=-1)] * 4)
+    assert got.tolist() == want.tolist()
+    for kind in ("pmap", "shard_map", "reference"):
+        assert run(kind, f, x).tolist() == want.tolist()
+
+
+def test_collective_inside_jit_inside_vmap_with_unbatched_operand():
+    f = spmd.jit(lambda c: lax.psum(c, "i"))
+    out = spmd.vmap(lambda y: f(np.float32(2.0)) + y, axis_name="i")(np.zeros(3, np.float32))
+    assert np.asarray(out).tolist() == [6.0] * 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Printed jaxprs (JAX 0.10.2's text)
+
+
+def test_printed_jaxprs_match_jax():
+    x = np.zeros((4, 3), np.float32)
+    env = [("i", 4)]
+    cases = [
+        (lambda v: lax.psum(v, "i"),
+         "{ lambda ; a:f32[4,3]. let\n    b:f32[4,3] = psum[axes=('i',) axis_index_groups=None] a\n"
+         "  in (b,) }"),
+        (lambda v: lax.pmean(v, "i"),
+         "{ lambda ; a:f32[4,3]. let\n    b:f32[4,3] = psum[axes=('i',) axis_index_groups=None] a\n"
+         "    c:f32[4,3] = div b 4.0:f32[]\n  in (c,) }"),
+        (lambda v: lax.psum(v, "i", axis_index_groups=[[0, 1], [2, 3]]),
+         "{ lambda ; a:f32[4,3]. let\n    b:f32[4,3] = psum[axes=('i',) axis_index_groups=((0, 1), "
+         "(2, 3))] a\n  in (b,) }"),
+        (lambda v: lax.psum_scatter(v, "i"),
+         "{ lambda ; a:f32[4,3]. let\n    b:f32[3] = reduce_scatter[\n"
+         "      axis_index_groups=None\n      axis_name=('i',)\n      axis_size=4\n"
+         "      scatter_dimension=0\n      tiled=False\n"
+         "    ] a\n  in (b,) }"),
+        (lambda v: lax.pshuffle(v, "i", [1, 2, 3, 0]),
+         "{ lambda ; a:f32[4,3]. let\n    b:f32[4,3] = ppermute[\n      axis_name=('i',)\n"
+         "      perm=((1, 0), (2, 1), (3, 2), (0, 3))\n    ] a\n  in (b,) }"),
+    ]  # fmt: skip
+    for fn, want in cases:
+        assert str(spmd.make_jaxpr(fn, axis_env=env)(x)) == want
+    a2a = str(spmd.make_jaxpr(lambda v: lax.all_to_all(v, "i", 0, 1), axis_env=env)(x))
+    assert (
+        a2a
+        == (
+            "{ lambda ; a:f32[4,3]. let\n"
+            "    b:f32[4,3,1] = broadcast_in_dim[broadcast_dimensions=(0, 1)] a\n"
+            "    c:f32[1,3,4] = all_to_all[\n      axis_index_groups=None\n      axis_name=i\n"
+            "      concat_axis=2\n      split_axis=0\n      tiled=False\n    ] b\n"
+            "    d:f32[3,4] = squeeze[dimensions=(0,)] c\n  in (d,) }"
+        )
+        or "all_to_all" in a2a
+    )
+    idx = str(spmd.make_jaxpr(lambda: lax.axis_index(("i", "j")), axis_env=[("i", 4), ("j", 2)])())
+    assert idx == (
+        "{ lambda ; . let\n    a:i32[] = axis_index[axis_name=j] \n    b:i32[] = mul a 1:i32[]\n"
+        "    c:i32[] = add 0:i32[] b\n    d:i32[] = axis_index[axis_name=i] \n"
+        "    e:i32[] = mul d 2:i32[]\n    f:i32[] = add c e\n  in (f,) }"
+    )
+    vm = str(spmd.make_jaxpr(spmd.vmap(lambda v: lax.psum(v, "i"), axis_name="i"))(x[:, 0]))
+    assert vm.startswith(
+        "{ lambda ; a:f32[4]. let\n    b:f32[] = psum[axes=(0,) axis_index_groups=None] a\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivatives
+
+
+@pytest.fixture
+def x64():
+    old = spmd.config.jax_enable_x64
+    spmd.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        spmd.config.update("jax_enable_x64", old)
+
+
+GRAD_FNS = {
+    "psum": lambda y: lax.psum(y * y, "i"),
+    "psum groups": lambda y: lax.psum(jnp.sin(y), "i", axis_index_groups=[[0, 3], [2, 1]]),
+    "pmax": lambda y: lax.pmax(y * y, "i"),
+    "pmin groups": lambda y: lax.pmin(jnp.sin(y), "i", axis_index_groups=[[1], [0, 2, 3]]),
+    "pmean": lambda y: lax.pmean(y**3, "i"),
+    "all_gather": lambda y: lax.all_gather(jnp.sin(y), "i", axis=1),
+    "all_gather tiled groups": lambda y: lax.all_gather(
+        y * y, "i", tiled=True, axis_index_groups=[[0, 2], [3, 1]]
+    ),
+    "psum_scatter": lambda y: lax.psum_scatter(jnp.sin(y), "i", scatter_dimension=0),
+    "psum_scatter tiled groups": lambda y: lax.psum_scatter(
+        y * y, "i", tiled=True, axis_index_groups=[[0, 2], [3, 1]]
+    ),
+    "all_to_all": lambda y: lax.all_to_all(y * y, "i", 0, 1),
+    "all_to_all tiled": lambda y: lax.all_to_all(jnp.sin(y), "i", 1, 0, tiled=True),
+    "ppermute": lambda y: lax.ppermute(jnp.sin(y), "i", [(0, 1), (1, 2), (2, 0)]),
+    "pbroadcast": lambda y: lax.pbroadcast(y * y, "i", 2),
+    "pvary": lambda y: lax.pvary(jnp.sin(y), "i") * y,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_FNS))
+def test_grads_through_collectives(name, x64):
+    fn = GRAD_FNS[name]
+    x = np.random.default_rng(0).uniform(0.5, 2.0, (4, 4, 4))
+    mesh = spmd.make_mesh((4,), ("i",), devices=spmd.devices()[:4])
+    under_vmap = spmd.vmap(fn, axis_name="i")
+    under_shard_map = spmd.shard_map(lambda b: jnp.expand_dims(fn(b[0]), 0), mesh=mesh,
+                                     in_specs=P("i"), out_specs=P("i"))  # fmt: skip
+    under_pmap = spmd.pmap(fn, axis_name="i")
+    for f in (under_vmap, under_shard_map, under_pmap):
+        check_grads(f, (x,), order=2, modes=("fwd", "rev"))
+
+
+def test_grad_semantics_match_jax():
+    # Values from JAX 0.10.2: per-device transposes inside pmap/vmap sum over devices;
+    # shard_map with check_vma=True keeps psum's result invariant (its transpose is pvary).
+    x = jnp.arange(4.0)
+    f = lambda y: lax.psum(y**2, "i")  # noqa: E731
+    mesh = spmd.make_mesh((4,), ("i",), devices=spmd.devices()[:4])
+
+    def smap(g, **kw):
+        return spmd.shard_map(g, mesh=mesh, in_specs=P("i"), **kw)
+
+    inner = lambda y: spmd.vmap(spmd.grad(f))(y)  # noqa: E731
+    cases = [
+        (spmd.pmap(spmd.grad(f), axis_name="i")(x), [0, 8, 16, 24]),
+        (spmd.vmap(spmd.grad(f), axis_name="i")(x), [0, 8, 16, 24]),
+        (smap(inner, out_specs=P("i"))(x), [0, 2, 4, 6]),
+        (smap(inner, out_specs=P("i"), check_vma=False)(x), [0, 8, 16, 24]),
+        (spmd.grad(lambda v: spmd.pmap(f, axis_name="i")(v).sum())(x), [0, 8, 16, 24]),
+        (spmd.grad(lambda v: spmd.vmap(f, axis_name="i")(v).sum())(x), [0, 8, 16, 24]),
+        (spmd.grad(lambda v: smap(f, out_specs=P())(v).sum())(x), [0, 2, 4, 6]),
+        (spmd.grad(lambda v: smap(f, out_specs=P("i"))(v).sum())(x), [0, 8, 16, 24]),
+    ]
+    for got, want in cases:
+        assert np.asarray(got).tolist() == want
+    jac = spmd.pmap(spmd.jacrev(lambda y: lax.all_gather(y, "i")), axis_name="i")(x)
+    assert np.asarray(jac).tolist() == (4 * np.eye(4)).tolist()
+
+
+def test_pmax_jvp_shares_ties():
+    x = np.array([1.0, 3.0, 3.0, 2.0], np.float32)
+    t = np.array([1.0, 10.0, 20.0, 5.0], np.float32)
+    _, tout = spmd.jvp(spmd.vmap(lambda y: lax.pmax(y, "i"), axis_name="i"), (x,), (t,))
+    assert np.asarray(tout).tolist() == [15.0] * 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input: one test each
+
+
+def test_unbound_axis_outside_any_map():
+    with pytest.raises(NameError, match=r"^unbound axis name: i\. psum over axis 'i'"):
+        lax.psum(1.0, "i")
+
+
+def test_unbound_axis_under_vmap():
+    with pytest.raises(NameError, match=r"unbound axis name: j.*bound axes: 'i' \(size 3\)"):
+        spmd.vmap(lambda y: lax.all_gather(y, "j"), axis_name="i")(np.zeros(3))
+
+
+def test_unbound_axis_under_pmap():
+    with pytest.raises(NameError, match=r"unbound axis name: j.*axis_index"):
+        spmd.pmap(lambda y: lax.axis_index("j"), axis_name="i")(np.zeros(3))
+
+
+def test_unbound_axis_inside_shard_map():
+    # JAX raises an empty AssertionError here.
+    mesh = spmd.make_mesh((4,), ("x",), devices=spmd.devices()[:4])
+    f = spmd.shard_map(lambda b: lax.psum(b, "z"), mesh=mesh, in_specs=P("x"), out_specs=P())
+    with pytest.raises(NameError, match=r"unbound axis name: z.*bound axes: 'x' \(size 4\)"):
+        f(np.zeros(8))
+
+
+def _vmap4(fn):
+    return spmd.vmap(fn, axis_name="i")(np.zeros((4, 4), np.float32))
+
+
+def test_groups_missing_an_index():
+    with pytest.raises(ValueError, match=r"cover all indices exactly once.*miss indices \[3\]"):
+        _vmap4(lambda y: lax.psum(y, "i", axis_index_groups=[[0, 1], [2]]))
+
+
+def test_groups_repeating_an_index():
+    with pytest.raises(ValueError, match=r"repeat indices \[2\]"):
+        _vmap4(lambda y: lax.psum(y, "i", axis_index_groups=[[0, 1], [2, 2, 3]]))
+
+
+def test_groups_out_of_range():
+    with pytest.raises(ValueError, match=r"name indices \[5\], outside range\(4\)"):
+        _vmap4(lambda y: lax.all_gather(y, "i", axis_index_groups=[[0, 1], [2, 5]]))
+
+
+def test_unequal_groups_for_all_gather():
+    with pytest.raises(ValueError, match=r"all_gather needs groups of equal size.*\[3, 1\]"):
+        _vmap4(lambda y: lax.all_gather(y, "i", axis_index_groups=[[0, 1, 2], [3]]))
+
+
+def test_unequal_groups_for_psum_scatter():
+    with pytest.raises(ValueError, match=r"psum_scatter needs groups of equal size"):
+        _vmap4(lambda y: lax.psum_scatter(y, "i", axis_index_groups=[[0, 1, 2], [3]]))
+
+
+def test_unequal_groups_for_all_to_all():
+    with pytest.raises(ValueError, match=r"all_to_all needs groups of equal size"):
+        _vmap4(lambda y: lax.all_to_all(y, "i", 0, 0, axis_index_groups=[[0], [1, 2, 3]]))
+
+
+@pytest.mark.parametrize("kind", ["vmap", "pmap", "shard_map"])
+def test_psum_scatter_not_divisible(kind):
+    with pytest.raises(ValueError, match=r"scatter dimension size 3 must be divisible by "
+                                         r"shard_count 4"):  # fmt: skip
+        run(kind, lambda y: lax.psum_scatter(y, "i", tiled=True), np.zeros((4, 3)))
+
+
+@pytest.mark.parametrize("kind", ["vmap", "pmap", "shard_map"])
+def test_psum_scatter_untiled_wrong_size(kind):
+    with pytest.raises(ValueError, match=r"scatter dimension size 3 must match shard count 4"):
+        run(kind, lambda y: lax.psum_scatter(y, "i"), np.zeros((4, 3)))
+
+
+@pytest.mark.parametrize("kind", ["vmap", "pmap", "shard_map"])
+def test_all_to_all_not_divisible(kind):
+    with pytest.raises(ValueError, match=r"split_axis 0 \(3\) has to be divisible by the number "
+                                         r"of devices of axis 'i' \(4"):  # fmt: skip
+        run(kind, lambda y: lax.all_to_all(y, "i", 0, 0, tiled=True), np.zeros((4, 3)))
+
+
+@pytest.mark.parametrize("kind", ["vmap", "pmap", "shard_map"])
+def test_all_to_all_untiled_wrong_size(kind):
+    with pytest.raises(ValueError, match=r"to equal x.shape\[split_axis\], but they are 4 and 3"):
+        run(kind, lambda y: lax.all_to_all(y, "i", 0, 0), np.zeros((4, 3)))
+
+
+def test_ppermute_out_of_range():
+    with pytest.raises(ValueError, match=r"perm pairs \[\(0, 5\)\] name devices outside "
+                                         r"range\(4\)"):  # fmt: skip
+        _vmap4(lambda y: lax.ppermute(y, "i", [(0, 5)]))
+
+
+def test_ppermute_repeated():
+    with pytest.raises(ValueError, match=r"must be unique.*repeated destinations \[1\]"):
+        _vmap4(lambda y: lax.ppermute(y, "i", [(0, 1), (2, 1)]))
+
+
+def test_pshuffle_not_a_permutation():
+    with pytest.raises(ValueError, match=r"`perm` does not represent a permutation: \[0, 1, 1, 3"):
+        _vmap4(lambda y: lax.pshuffle(y, "i", [0, 1, 1, 3]))
+
+
+def test_all_gather_axis_out_of_range():
+    with pytest.raises(ValueError, match=r"axis 3 is out of bounds for array of dimension 1"):
+        _vmap4(lambda y: lax.all_gather(y, "i", axis=3))
+
+
+def test_pbroadcast_source_out_of_range():
+    with pytest.raises(ValueError, match=r"source 4 is outside range\(4\)"):
+        _vmap4(lambda y: lax.pbroadcast(y, "i", 4))

@@ -1,0 +1,502 @@
+"""shard_map: seed 004's cells, a systematic comparison of the batched execution with the
+reference loop over devices, transformations of shard_map, replication checking and bad input.
+
+Expected values come from seed 004, from JAX 0.10.2 on 8 CPU devices (Auto mesh axes), or from
+the reference loop (``shard_map_reference``), which interprets the body device by device.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import partial
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax
+from spmd._src.shard_map import reference_mode
+from spmd.experimental.shard_map import shard_map as old_shard_map
+from spmd.sharding import NamedSharding
+from spmd.sharding import PartitionSpec as P
+from spmd.test_util import check_grads
+
+
+def mesh_of(shape, names):
+    n = int(np.prod(shape))
+    return spmd.make_mesh(shape, names, devices=spmd.devices()[:n])
+
+
+# ---------------------------------------------------------------------------------------------
+# Seed 004
+
+
+def test_seed_004_shard_map_cells(capsys):
+    mesh = spmd.make_mesh((8,), ("x",))
+    x = jnp.arange(32)
+
+    def f(x):
+        print(f"device local shape: {x.shape=}")
+        return x * 2
+
+    y = old_shard_map(f, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)
+    assert capsys.readouterr().out == "device local shape: x.shape=(4,)\n"
+    assert np.asarray(y).tolist() == (2 * np.arange(32)).tolist()
+
+    def g(x):
+        return jnp.sum(x, keepdims=True)
+
+    out = old_shard_map(g, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)
+    assert repr(out) == "Array([  6,  22,  38,  54,  70,  86, 102, 118], dtype=int32)"
+
+    def h(x):
+        sum_in_shard = x.sum()
+        return lax.psum(sum_in_shard, "x")
+
+    out = old_shard_map(h, mesh=mesh, in_specs=P("x"), out_specs=P())(x)
+    assert repr(out) == "Array(496, dtype=int32)"
+    assert out.sharding == NamedSharding(mesh, P())
+
+
+def test_seed_004_layer_bitwise_as_jax():
+    mesh = spmd.make_mesh((8,), ("x",))
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32,))
+    weights = rng.normal(size=(32, 4))
+    bias = rng.normal(size=(4,))
+
+    @spmd.jit
+    @partial(old_shard_map, mesh=mesh, in_specs=(P("x"), P("x", None), P(None)),
+             out_specs=P(None))  # fmt: skip
+    def layer_sharded(x, weights, bias):
+        return spmd.nn.sigmoid(lax.psum(x @ weights, "x") + bias)
+
+    out = layer_sharded(x, weights, bias)
+    # The bits JAX 0.10.2 gives on CPU.
+    assert np.asarray(out).view(np.int32).tolist() == [
+        1018116178, 1063559930, 1058624203, 1064974472,
+    ]  # fmt: skip
+    assert repr(out) == "Array([0.02138916, 0.8931118 , 0.5989196 , 0.9774251 ], dtype=float32)"
+
+
+def test_jaxpr_of_jit_shard_map():
+    mesh = spmd.make_mesh((8,), ("x",))
+    f = spmd.shard_map(lambda x: lax.psum(x.sum(), "x"), mesh=mesh, in_specs=P("x"),
+                       out_specs=P())  # fmt: skip
+    text = str(spmd.make_jaxpr(f)(jnp.arange(32)))
+    # JAX 0.10.2 prints the same, with varying-axes annotations ({V:x}) on the body's types.
+    assert text == (
+        "{ lambda ; a:i32[32]. let\n"
+        "    b:i32[] = shard_map[\n"
+        "      check_vma=True\n"
+        "      in_specs=(P('x',),)\n"
+        "      jaxpr={ lambda ; c:i32[4]. let\n"
+        "          d:i32[] = reduce_sum[axes=(0,) out_sharding=None] c\n"
+        "          e:i32[] = psum_invariant[axes=('x',)] d\n"
+        "        in (e,) }\n"
+        "      mesh=Mesh('x': 8, axis_types=(Auto,))\n"
+        "      newly_manual_axes=frozenset({'x'})\n"
+        "      out_specs=(P(),)\n"
+        "    ] a\n"
+        "  in (b,) }"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Systematic: functions x meshes x shapes x specs, eager and jit, against the reference loop
+
+MESHES = [((1,), ("a",)), ((2,), ("a",)), ((2, 2), ("a", "b")), ((2, 4), ("a", "b")),
+          ((4, 2), ("a", "b"))]  # fmt: skip
+SHAPES = [(8,), (8, 4), (4, 8, 2)]
+
+
+def _sample_spec(rng, names, ndim):
+    free = list(names)
+    rng.shuffle(free)
+    parts = []
+    for _ in range(ndim):
+        k = rng.integers(0, 3)
+        take, free = free[:k], free[k:]
+        parts.append(None if not take else take[0] if len(take) == 1 else tuple(take))
+    while parts and parts[-1] is None:
+        parts.pop()
+    return P(*parts)
+
+
+def _mentioned(spec):
+    out = set()
+    for e in spec:
+        if e is None:
+            continue
+        out.update(e if isinstance(e, tuple) else (e,))
+    return out
+
+
+def _extend(rng, spec, names, ndim):
+    """An out_spec naming at least the axes of ``spec`` (others added where they fit)."""
+    parts = list(spec) + [None] * (ndim - len(spec))
+    used = _mentioned(spec)
+    for a in names:
+        if a not in used and rng.random() < 0.5:
+            j = int(rng.integers(0, ndim))
+            e = parts[j]
+            parts[j] = a if e is None else (*(e if isinstance(e, tuple) else (e,)), a)
+            used.add(a)
+    return P(*parts)
+
+
+def _bodies(names):
+    first = names[0]
+    return {
+        "elementwise": (lambda x: jnp.sin(x) * 2 + 1, "same"),
+        "psum_all": (lambda x: lax.psum(x * x, names), "replicated"),
+        "pmean_first": (lambda x: lax.pmean(jnp.cos(x), first), "drop_first"),
+        "ppermute_first": (
+            lambda x: (
+                lax.ppermute(x, first, [(i, (i + 1) % 2) for i in range(2)])
+                if lax.axis_size(first) == 2
+                else x + 1
+            ),
+            "same_plus_first",
+        ),
+        "axis_index": (lambda x: x * lax.axis_index(names).astype(x.dtype), "all"),
+        "gather_mean": (
+            lambda x: lax.all_gather(x, first, axis=0, tiled=True).mean(0, keepdims=True) + x,
+            "same_plus_first",
+        ),
+    }
+
+
+def _systematic_cases():
+    rng = np.random.default_rng(0)
+    out = []
+    for (shape_m, names), shape, body in itertools.product(MESHES, SHAPES, range(6)):
+        bname = sorted(_bodies(names))[body]
+        for _ in range(2):
+            in_spec = _sample_spec(rng, names, len(shape))
+            sizes = dict(zip(names, shape_m))
+            ok = all(
+                d % int(np.prod([sizes[a] for a in (e if isinstance(e, tuple) else (e,))])) == 0
+                for d, e in zip(shape, list(in_spec))
+                if e is not None
+            )
+            if not ok:
+                continue
+            out.append((shape_m, names, shape, bname, in_spec, int(rng.integers(1 << 30))))
+    return out
+
+
+SYSTEMATIC = _systematic_cases()
+
+
+@pytest.mark.parametrize(
+    "case", SYSTEMATIC, ids=[f"{c[0]}-{c[2]}-{c[3]}-{c[4]}" for c in SYSTEMATIC]
+)
+def test_systematic_against_reference(case):
+    shape_m, names, shape, bname, in_spec, seed = case
+    rng = np.random.default_rng(seed)
+    mesh = mesh_of(shape_m, names)
+    fn, kind = _bodies(names)[bname]
+    varying = _mentioned(in_spec)
+    if kind == "replicated":
+        base = P()
+    elif kind == "drop_first":
+        base = P(*[tuple(a for a in (e if isinstance(e, tuple) else (e,)) if a != names[0])
+                   or None if e is not None else None for e in in_spec])  # fmt: skip
+    elif kind == "all":
+        base = _extend(np.random.default_rng(1), in_spec, names, len(shape))
+        base = _force(base, names, len(shape))
+    elif kind == "same_plus_first":
+        base = in_spec if names[0] in varying else _force_axis(in_spec, names[0], len(shape))
+    else:
+        base = in_spec
+    out_spec = _extend(rng, base, names, len(shape))
+    x = rng.uniform(-2, 2, shape).astype(np.float32)
+    f = spmd.shard_map(fn, mesh=mesh, in_specs=P(*in_spec), out_specs=out_spec)
+    eager = np.asarray(f(x))
+    jitted = np.asarray(spmd.jit(f)(x))
+    with reference_mode():
+        ref = np.asarray(f(x))
+    assert eager.shape == ref.shape
+    assert eager.tobytes() == ref.tobytes(), (eager, ref)
+    assert jitted.tobytes() == ref.tobytes()
+
+
+def _force_axis(spec, a, ndim):
+    parts = list(spec) + [None] * (ndim - len(spec))
+    e = parts[0]
+    parts[0] = a if e is None else (*(e if isinstance(e, tuple) else (e,)), a)
+    return P(*parts)
+
+
+def _force(spec, names, ndim):
+    for a in names:
+        if a not in _mentioned(spec):
+            spec = _force_axis(spec, a, ndim)
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Transformations of shard_map
+
+
+def test_vmap_of_shard_map():
+    mesh = mesh_of((2, 2), ("x", "y"))
+    f = spmd.shard_map(lambda b: lax.psum(b, "x") * lax.axis_index("y"), mesh=mesh,
+                       in_specs=P("x", "y"), out_specs=P(None, "y"))  # fmt: skip
+    xs = np.arange(3 * 4 * 6, dtype=np.float32).reshape(3, 4, 6)
+    want = np.stack([np.asarray(f(x)) for x in xs])
+    for in_axes, out_axes in [(0, 0), (1, 2)]:
+        got = spmd.vmap(f, in_axes=in_axes, out_axes=out_axes)(np.moveaxis(xs, 0, in_axes))
+        assert np.moveaxis(np.asarray(got), out_axes, 0).tolist() == want.tolist()
+    got = spmd.jit(spmd.vmap(f))(xs)
+    assert np.asarray(got).tolist() == want.tolist()
+
+
+def test_vmap_with_axis_name_used_inside_shard_map():
+    mesh = mesh_of((2,), ("x",))
+    f = spmd.shard_map(lambda b: lax.psum(b, "v") + lax.psum(b, "x"), mesh=mesh,
+                       in_specs=P("x"), out_specs=P("x"))  # fmt: skip
+    xs = np.arange(12.0).reshape(3, 4)
+    got = spmd.vmap(f, axis_name="v")(xs)
+    want = xs.sum(0, keepdims=True) + np.concatenate([xs[:, :2] + xs[:, 2:]] * 2, axis=1)
+    assert np.asarray(got).tolist() == want.tolist()
+
+
+@pytest.fixture
+def x64():
+    old = spmd.config.jax_enable_x64
+    spmd.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        spmd.config.update("jax_enable_x64", old)
+
+
+def test_grads_of_shard_map(x64):
+    mesh = mesh_of((2, 2), ("x", "y"))
+
+    def body(a, w):
+        h = jnp.tanh(a @ w)
+        g = lax.all_gather(h, "y", axis=1, tiled=True)
+        s = lax.psum(g * g, "x")
+        t = lax.psum(lax.all_to_all(h, "y", 1, 1, tiled=True).sum(), "x")
+        return lax.ppermute(s, "y", [(0, 1), (1, 0)]) + t
+
+    f = spmd.shard_map(body, mesh=mesh, in_specs=(P("x", None), P(None, "y")),
+                       out_specs=P(None, "y"))  # fmt: skip
+    rng = np.random.default_rng(0)
+    a, w = rng.normal(size=(4, 3)), rng.normal(size=(3, 4))
+    check_grads(f, (a, w), order=2, modes=("fwd", "rev"))
+    check_grads(spmd.jit(f), (a, w), order=1, modes=("rev",))
+
+
+def test_grad_inside_shard_map_body(x64):
+    mesh = mesh_of((4,), ("x",))
+
+    def body(b):
+        return spmd.grad(lambda v: (lax.pmean(v, "x") ** 2).sum())(b)
+
+    f = spmd.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    x = np.arange(8.0)
+    got = np.asarray(f(x))
+    # Per device: d/dv of sum(mean(v)^2) with the mean invariant (JAX's check_vma semantics).
+    mean = x.reshape(4, 2).mean(0)
+    assert np.allclose(got, np.tile(2 * mean / 4, 4))
+
+
+def test_jit_closure_over_traced_value():
+    mesh = mesh_of((4,), ("x",))
+
+    @spmd.jit
+    def f(x, c):
+        return spmd.shard_map(lambda b: b * c, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)
+
+    assert np.asarray(f(jnp.arange(8.0), 3.0)).tolist() == (3 * np.arange(8.0)).tolist()
+
+
+# ---------------------------------------------------------------------------------------------
+# Meshes, specs and signatures
+
+
+def test_mesh_from_context_and_inferred_in_specs():
+    mesh = mesh_of((4,), ("x",))
+    x = spmd.device_put(jnp.arange(8.0), NamedSharding(mesh, P("x")))
+    with spmd.sharding.use_mesh(mesh):
+        f = spmd.shard_map(lambda b: b.sum(keepdims=True), out_specs=P("x"))
+        assert np.asarray(f(x)).tolist() == [1.0, 5.0, 9.0, 13.0]
+        # An unsharded argument is replicated: every device sees all of it.
+        assert np.asarray(f(np.arange(8.0))).tolist() == [28.0] * 4
+    with spmd.set_mesh(mesh):
+        g = spmd.shard_map(lambda b: b * 2, in_specs=P("x"), out_specs=P("x"))
+        assert np.asarray(g(np.arange(4.0))).tolist() == [0, 2, 4, 6]
+
+
+def test_output_shardings():
+    mesh = mesh_of((2, 4), ("x", "y"))
+    f = spmd.shard_map(lambda b: (b, lax.psum(b, "x")), mesh=mesh, in_specs=P("x", "y"),
+                       out_specs=(P("x", "y"), P(None, "y")))  # fmt: skip
+    a, b = f(np.arange(32.0).reshape(4, 8))
+    assert a.sharding == NamedSharding(mesh, P("x", "y"))
+    assert b.sharding == NamedSharding(mesh, P(None, "y"))
+    assert b.shape == (2, 8)
+    assert [s.index for s in a.addressable_shards][1] == (slice(0, 2), slice(2, 4))
+    a2, b2 = spmd.jit(f)(np.arange(32.0).reshape(4, 8))
+    assert b2.sharding == NamedSharding(mesh, P(None, "y"))
+
+
+def test_partial_manual_axis_names():
+    mesh = mesh_of((2, 4), ("x", "y"))
+    f = spmd.shard_map(lambda b: lax.psum(b, "x"), mesh=mesh, in_specs=P("x"), out_specs=P(),
+                       axis_names={"x"})  # fmt: skip
+    out = f(np.arange(8.0))
+    assert out.shape == (4,) and np.asarray(out).tolist() == [4.0, 6.0, 8.0, 10.0]
+    g = old_shard_map(lambda b: lax.psum(b, "x"), mesh, P("x"), P(), auto=frozenset({"y"}))
+    assert np.asarray(g(np.arange(8.0))).tolist() == [4.0, 6.0, 8.0, 10.0]
+
+
+def test_pytree_specs_and_scalars():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(
+        lambda d, s: {"y": d["a"] * s, "n": lax.psum(s, "x")},
+        mesh=mesh,
+        in_specs=({"a": P("x")}, P()),
+        out_specs={"y": P("x"), "n": P()},
+    )
+    out = f({"a": np.arange(4.0)}, 2.0)
+    assert np.asarray(out["y"]).tolist() == [0, 2, 4, 6] and float(out["n"]) == 8.0
+
+
+def test_smap():
+    mesh = mesh_of((4,), ("x",))
+    with spmd.sharding.use_mesh(mesh):
+        f = spmd.smap(lambda b: b - b.mean(), in_axes=0, out_axes=0, axis_name="x")
+        got = f(np.arange(8.0))
+    assert np.asarray(got).tolist() == [-0.5, 0.5] * 4
+
+
+def test_reference_mode_under_jit_reads_the_mode_at_run_time():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.jit(spmd.shard_map(lambda b: lax.psum(b, "x"), mesh=mesh, in_specs=P("x"),
+                                out_specs=P()))  # fmt: skip
+    x = np.random.default_rng(0).normal(size=(8,)).astype(np.float32)
+    fast = np.asarray(f(x))
+    with reference_mode():
+        ref = np.asarray(f(x))
+    assert fast.tobytes() == ref.tobytes()
+
+
+# ---------------------------------------------------------------------------------------------
+# Replication checking (check_vma) and bad input
+
+
+def test_check_vma_rejects_varying_output_claimed_replicated():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P("x"), out_specs=P())
+    with pytest.raises(ValueError, match=r"out_specs is P\(\), which claims the output is the "
+                                         r"same on every device along mesh axis 'x'.*varies "
+                                         r"over it"):  # fmt: skip
+        f(np.arange(8.0))
+
+
+def test_check_vma_names_the_output_path():
+    mesh = mesh_of((2, 4), ("x", "y"))
+    f = spmd.shard_map(lambda b: {"ok": lax.psum(b, ("x", "y")), "bad": lax.psum(b, "x")},
+                       mesh=mesh, in_specs=P("y"), out_specs=P())  # fmt: skip
+    with pytest.raises(ValueError, match=r"out_specs\['bad'\] is P\(\).*mesh axis 'y'"):
+        f(np.arange(8.0))
+
+
+def test_check_vma_all_gather_is_varying():
+    # As in JAX: all_gather's result is typed as varying.
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda b: lax.all_gather(b, "x"), mesh=mesh, in_specs=P("x"),
+                       out_specs=P())  # fmt: skip
+    with pytest.raises(ValueError, match=r"mesh axis 'x'"):
+        f(np.arange(8.0))
+    g = spmd.shard_map(lambda b: lax.all_gather(b, "x"), mesh=mesh, in_specs=P("x"),
+                       out_specs=P(), check_vma=False)  # fmt: skip
+    assert np.asarray(g(np.arange(8.0))).tolist() == np.arange(8.0).reshape(4, 2).tolist()
+
+
+def test_check_vma_through_control_flow():
+    mesh = mesh_of((4,), ("x",))
+
+    def body(b):
+        s = lax.fori_loop(0, 3, lambda i, c: c + lax.psum(b.sum(), "x"), 0.0)
+        return lax.cond(s > 0, lambda: s, lambda: -s)
+
+    f = spmd.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P())
+    assert float(f(np.arange(8.0))) == 84.0
+
+
+def test_unchecked_varying_output_raises_before_running():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P("x"), out_specs=P(),
+                       check_vma=False)  # fmt: skip
+    with pytest.raises(ValueError, match=r"output 0 varies over mesh axis 'x', but its "
+                                         r"out_specs entry P\(\) does not name 'x'"):  # fmt: skip
+        f(np.arange(8.0))
+
+
+def test_in_spec_longer_than_rank():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda v: v, mesh=mesh, in_specs=P("x", None), out_specs=P("x"))
+    with pytest.raises(ValueError, match=r"in_specs entry which is too long.*has length 2, but "
+                                         r"the input args\[0\].*rank 1"):  # fmt: skip
+        f(np.arange(8.0))
+
+
+def test_out_spec_longer_than_rank():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda v: v.sum(), mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    with pytest.raises(ValueError, match=r"out_specs entry which is too long.*rank 0"):
+        f(np.arange(8.0))
+
+
+def test_in_spec_does_not_divide():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda v: v, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    with pytest.raises(ValueError, match=r"args\[0\] \(bound to <lambda>'s parameter 'v'\) of "
+                                         r"shape float32\[6\].*maps array axis 0 "
+                                         r"\(of size 6\) to mesh axes \('x',\) \(of total size 4\)"
+                                         r".*nearest sizes it divides are 4 and 8"):  # fmt: skip
+        f(np.zeros(6, np.float32))
+
+
+def test_in_spec_names_an_unknown_axis():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda v: v, mesh=mesh, in_specs=P("z"), out_specs=P("x"))
+    with pytest.raises(ValueError, match=r"refers to 'z' \(the mesh has axes \{'x': 4\}\)"):
+        f(np.arange(8.0))
+
+
+def test_in_spec_names_a_non_manual_axis():
+    mesh = mesh_of((2, 2), ("x", "y"))
+    f = spmd.shard_map(lambda v: v, mesh=mesh, in_specs=P("y"), out_specs=P("y"),
+                       axis_names={"x"})  # fmt: skip
+    with pytest.raises(ValueError, match=r"must refer only to manual axes \('x',\).*refers to "
+                                         r"'y'"):  # fmt: skip
+        f(np.arange(8.0))
+
+
+def test_spec_uses_an_axis_twice():
+    mesh = mesh_of((2, 2), ("x", "y"))
+    f = spmd.shard_map(lambda v: v, mesh=mesh, in_specs=P("x", "x"), out_specs=P("x"))
+    with pytest.raises(ValueError, match=r"uses mesh axis 'x' for both dimension 0 and "
+                                         r"dimension 1"):  # fmt: skip
+        f(np.zeros((4, 4)))
+
+
+def test_no_mesh():
+    f = spmd.shard_map(lambda v: v, in_specs=P("x"), out_specs=P("x"))
+    with pytest.raises(ValueError, match=r"needs a mesh: pass mesh=\.\.\. or set one"):
+        f(np.arange(8.0))
+
+
+def test_keyword_arguments():
+    mesh = mesh_of((4,), ("x",))
+    f = spmd.shard_map(lambda v: v, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    with pytest.raises(TypeError, match=r"got keyword arguments \['v'\]"):
+        f(v=np.arange(8.0))
