@@ -5,7 +5,8 @@
 
 The data set (1,797 grey 8x8 images of the digits 0-9) ships with scikit-learn, so nothing is
 downloaded. The model is a 64-128-128-10 ReLU network trained with Adam on minibatches of a
-softmax cross-entropy loss; it reaches about 97% accuracy on a held-out fifth of the images.
+softmax cross-entropy loss; it reaches 97-99% accuracy (98.9% with seed 0) on a held-out
+fifth of the images.
 
 Everything below the imports is plain JAX: parameters are a pytree (a list of ``{"W", "b"}``
 dicts) initialised with ``jax.random`` and ``jax.nn.initializers``, the training step is

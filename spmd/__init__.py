@@ -38,6 +38,7 @@ from spmd._src.lax.sharding import reshard
 from spmd._src.mesh import make_mesh, set_mesh
 from spmd._src.numpy import array_methods as _array_methods
 from spmd._src.placement import (
+    block_until_ready,
     device_get,
     device_put,
     make_array_from_callback,
@@ -68,6 +69,7 @@ from spmd import (  # noqa: E402
 __version__ = "0.1.0"
 
 __all__ = [
+    "block_until_ready",
     "NamedSharding",
     "P",
     "PartitionSpec",

@@ -161,8 +161,11 @@ def _kernel(prim: core.Primitive, params: dict) -> Callable:
 def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., list]:
     """Write ``jaxpr`` as a Python function of its invars returning the list of outvars.
 
-    Consts are bound into the function; every value is a NumPy array.
+    Consts are bound into the function; every value is a NumPy array. Equations whose results
+    are never used are dropped, and each intermediate is deleted after its last use, so large
+    programs (a training step) do not hold every intermediate buffer until they return.
     """
+    jaxpr = pe.dce_jaxpr(jaxpr)
     ns: dict[str, Any] = {}
     names: dict[int, str] = {}
     lines: list[str] = []
@@ -177,14 +180,25 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
             return bind_value("l", np.asarray(a.val, dtype=a.aval.dtype))
         return names[id(a)]
 
+    # The index of the last equation reading each variable (outputs are read at the end).
+    last_use: dict[int, int] = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for a in eqn.invars:
+            if type(a) is not Literal:
+                last_use[id(a)] = i
+    for a in jaxpr.outvars:
+        if type(a) is not Literal:
+            last_use[id(a)] = len(jaxpr.eqns)
+
     for v, c in zip(jaxpr.constvars, consts, strict=True):
         names[id(v)] = bind_value("c", np.asarray(c) if type(c) is not Array else c._value)
     params = []
     for i, v in enumerate(jaxpr.invars):
         names[id(v)] = f"a{i}"
         params.append(f"a{i}")
+    const_ids = {id(v) for v in jaxpr.constvars}
     counter = 0
-    for eqn in jaxpr.eqns:
+    for i, eqn in enumerate(jaxpr.eqns):
         fn = bind_value("f", _kernel(eqn.primitive, eqn.params))
         ins = ", ".join(read(a) for a in eqn.invars)
         outs = []
@@ -197,6 +211,14 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
             lines.append(f"    {lhs or '_'} = {fn}({ins})")
         else:
             lines.append(f"    {outs[0]} = {fn}({ins})")
+        dead = {
+            names[id(a)]
+            for a in eqn.invars
+            if type(a) is not Literal and last_use.get(id(a)) == i and id(a) not in const_ids
+        }
+        dead.update(o for v, o in zip(eqn.outvars, outs) if id(v) not in last_use)
+        if dead:
+            lines.append(f"    del {', '.join(sorted(dead))}")
     ret = ", ".join(read(a) for a in jaxpr.outvars)
     body = "\n".join(lines) if lines else "    pass"
     src = f"def _program({', '.join(params)}):\n{body}\n    return [{ret}]\n"

@@ -103,6 +103,11 @@ def device_put(
     return tu.tree_unflatten(treedef, outs)
 
 
+def block_until_ready(x: Any) -> Any:
+    """Wait for every array in ``x`` (a pytree); spmd computes eagerly, so this returns ``x``."""
+    return tu.tree_map(lambda a: a.block_until_ready() if isinstance(a, Array) else a, x)
+
+
 def device_get(x: Any) -> Any:
     """The values of ``x`` (a pytree) as NumPy arrays."""
     return tu.tree_map(lambda a: np.asarray(a) if isinstance(a, Array) else a, x)
@@ -185,6 +190,7 @@ def typeof(x: Any) -> TypeOf:
 
 
 __all__ = [
+    "block_until_ready",
     "device_get",
     "device_put",
     "make_array_from_callback",

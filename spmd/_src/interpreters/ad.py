@@ -294,6 +294,8 @@ def linearize_flat(
     out_zero = [type(t) is Zero for t in out_t]
     out_avals = [tangent_aval(core.get_aval(p)) for p in out_p]
     linear = tangent_trace.to_jaxpr([t for t in out_t if type(t) is not Zero])
+    # Tangent rules may compute values no output tangent needs (e.g. behind stop_gradient).
+    linear = core.ClosedJaxpr(pe.dce_jaxpr(linear.jaxpr), linear.consts)
     return out_p, LinearFunction(linear, in_avals, out_zero, out_avals)
 
 
