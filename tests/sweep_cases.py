@@ -1541,3 +1541,11 @@ for _src in (0, 3):
           lambda x, g, s=_src: np.stack([x[s]] * x.shape[0]),
           ["float32", "int32"], [(4, (3,)), (4, ())], lambda n: [None],
           f" source={_src}")  # fmt: skip
+
+for _ax, _tiled in [(0, False), (-1, True)]:
+    _coll("all_gather_invariant",
+          lambda y, g, a=_ax, t=_tiled: lax.all_gather(y, "i", axis=a, tiled=t, to="invarying"),
+          lambda x, g, a=_ax, t=_tiled: _per_device(
+              lambda vals, p: np.concatenate(vals, axis=a) if t else np.stack(vals, axis=a), x),
+          ["float32", "int32"], [(2, (3,)), (4, (2, 4))], lambda n: [None],
+          f" axis={_ax} tiled={_tiled}")  # fmt: skip

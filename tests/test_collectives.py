@@ -568,3 +568,44 @@ def test_all_gather_axis_out_of_range():
 def test_pbroadcast_source_out_of_range():
     with pytest.raises(ValueError, match=r"source 4 is outside range\(4\)"):
         _vmap4(lambda y: lax.pbroadcast(y, "i", 4))
+
+
+def test_all_gather_invarying():
+    # Values from JAX 0.10.2: the result may be declared replicated, and the per-device
+    # transpose takes the device's own block instead of summing over devices.
+    mesh = spmd.make_mesh((4,), ("x",), devices=spmd.devices()[:4])
+    x = jnp.arange(8.0)
+    f = spmd.shard_map(lambda v: lax.all_gather(v, "x", to="invarying"), mesh=mesh,
+                       in_specs=P("x"), out_specs=P())  # fmt: skip
+    assert np.asarray(f(x)).tolist() == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert "all_gather_invariant[" in str(spmd.make_jaxpr(f)(x))
+
+    def inner(to):
+        def body(v):
+            return spmd.grad(lambda u: (lax.all_gather(u, "x", to=to, tiled=True) ** 2).sum())(v)
+
+        return spmd.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)
+
+    assert np.asarray(inner("invarying")).tolist() == (2 * np.arange(8.0)).tolist()
+    assert np.asarray(inner("varying")).tolist() == (8 * np.arange(8.0)).tolist()
+    g = spmd.grad(lambda v: f(v).sum())(x)
+    assert np.asarray(g).tolist() == [1.0] * 8
+    with pytest.raises(ValueError, match=r"unexpected `to` value 'sideways'"):
+        spmd.vmap(lambda v: lax.all_gather(v, "i", to="sideways"), axis_name="i")(x)
+
+
+def test_bfloat16_sums_accumulate_in_float32():
+    # As XLA's CPU all-reduce (checked against JAX 0.10.2): float16 sums round at every step,
+    # bfloat16 sums accumulate in float32 and round once.
+    import ml_dtypes
+
+    rng = np.random.default_rng(1)
+    wide = rng.standard_normal((8, 256)) * 10.0 ** rng.integers(-2, 3, (8, 256))
+    for dt, acc in ((np.float16, np.float16), (ml_dtypes.bfloat16, np.float32)):
+        v = wide.astype(dt)
+        want = _left_fold(v.astype(acc), range(8)).astype(dt)
+        for kind in MAPS:
+            got = run(kind, lambda y: lax.psum(y, "i"), v)
+            assert got[3].view(np.uint16).tolist() == want.view(np.uint16).tolist(), (dt, kind)
+        rs = run("shard_map", lambda y: lax.psum_scatter(y.reshape(8, 32), "i"), v)
+        assert rs.view(np.uint16).tolist() == want.reshape(8, 32).view(np.uint16).tolist()

@@ -26,10 +26,7 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "ad.json").read_text())[
 
 # Cases known to fail: name (both modes) or "name/eager", "name/jit" -> reason. Strict xfails:
 # a fix shows up as a failure until its entry is removed.
-KNOWN_FAILURES: dict[str, str] = {
-    "grad_poly_scalar": "integer_pow's JVP multiplies by a strongly typed constant, so the "
-    "gradient of a Python scalar loses weak_type",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _to_spmd(a):

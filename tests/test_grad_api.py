@@ -19,8 +19,6 @@ X = np.array([0.5, -1.0, 2.0], np.float32)
 # Tests known to fail: name -> reason (strict xfails: remove the entry when it passes).
 KNOWN_FAILURES: dict[str, str] = {
     "test_vjp_cotangent_tree_mismatch": "raises TypeError; JAX raises ValueError",
-    "test_grad_through_integer_pow_is_weak": "integer_pow's JVP multiplies by a strongly "
-    "typed constant y (JAX builds it like the operand, so it stays weak)",
 }
 
 

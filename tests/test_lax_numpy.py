@@ -1,5 +1,5 @@
 """Tests of spmd.numpy's array creation, shape manipulation and array utilities
-(``spmd/_src/numpy/lax_numpy.py``).
+(``spmd/_src/numpy/``: array_constructors, creation, shape_ops, rearranging, lax_numpy).
 
 Each case runs eagerly and under ``spmd.jit``: values are compared with NumPy, and the dtype and
 weak type of every result with what JAX 0.10 gives (recorded from JAX and written out in

@@ -266,3 +266,9 @@ def test_nothing_mapped():
 def test_unhashable_static_argument():
     with pytest.raises(ValueError, match=r"static_broadcasted_argnums arguments must be hashable"):
         jax.pmap(lambda a, k: a, static_broadcasted_argnums=1)(np.zeros(2), [1])
+
+
+def test_pmap_of_jit_over_different_device_counts():
+    g = jax.jit(lambda v: lax.all_gather(v, "i"))
+    assert jax.pmap(g, axis_name="i")(np.arange(4.0)).shape == (4, 4)
+    assert jax.pmap(g, axis_name="i")(np.arange(8.0)).shape == (8, 8)

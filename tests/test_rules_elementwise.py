@@ -1,4 +1,4 @@
-"""Transformation rules of the elementwise primitives (spmd/_src/lax/elementwise.py).
+"""Transformation rules of the elementwise primitives (spmd/_src/lax/elementwise/).
 
 - vmap against a per-slice Python loop (``np.stack``), with batch dimensions other than 0,
   unbatched operands, rank-0 operands and size-1 broadcasting;

@@ -1,4 +1,4 @@
-"""Batching, JVP and transpose rules of the indexing primitives (``spmd/_src/lax/indexing.py``):
+"""Batching, JVP and transpose rules of the indexing primitives (``spmd/_src/lax/indexing/``):
 dynamic_slice, dynamic_update_slice, gather and the scatter family.
 
 vmap is checked against a per-slice loop stacked with ``np.stack`` (batched and unbatched

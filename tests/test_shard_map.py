@@ -431,6 +431,47 @@ def test_check_vma_through_control_flow():
     assert float(f(np.arange(8.0))) == 84.0
 
 
+def test_control_flow_with_collectives_against_reference():
+    mesh = mesh_of((2, 4), ("x", "y"))
+
+    def body(b):
+        c = lax.cond(b.sum() > 20, lambda v: lax.psum(v, "y"), lambda v: -lax.pmax(v, "y"), b)
+
+        def step(s):
+            i, acc = s
+            return i + 1, acc + lax.pmean(acc, "x")
+
+        _, w = lax.while_loop(lambda s: lax.psum(s[0], "x") < 6, step, (0, c))
+        sc, ys = lax.scan(lambda k, r: (k + lax.psum(r.sum(), ("x", "y")), k), 0.0, b)
+        return w, sc[None, None], ys
+
+    f = spmd.shard_map(body, mesh=mesh, in_specs=P("x", "y"),
+                       out_specs=(P("x", "y"), P("x", "y"), P(("x", "y"))))  # fmt: skip
+    x = np.arange(32.0).reshape(4, 8)
+    outs = f(x)
+    with reference_mode():
+        refs = f(x)
+    for o, r in zip(outs, refs):
+        assert np.asarray(o).tobytes() == np.asarray(r).tobytes()
+    assert np.asarray(outs[1]).tolist() == [[496.0] * 4] * 2
+
+
+def test_nested_shard_map():
+    mesh = mesh_of((2, 4), ("x", "y"))
+
+    def outer(b):
+        inner = spmd.shard_map(lambda c: lax.psum(c, "y"), mesh=mesh, in_specs=P(None, "y"),
+                               out_specs=P(), axis_names={"y"})  # fmt: skip
+        return inner(b)
+
+    g = spmd.shard_map(outer, mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+    x = np.arange(32.0).reshape(4, 8)
+    want = x.reshape(4, 4, 2).sum(1)
+    assert np.asarray(g(x)).tolist() == want.tolist()
+    with reference_mode():
+        assert np.asarray(g(x)).tolist() == want.tolist()
+
+
 def test_unchecked_varying_output_raises_before_running():
     mesh = mesh_of((4,), ("x",))
     f = spmd.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P("x"), out_specs=P(),

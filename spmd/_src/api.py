@@ -293,7 +293,9 @@ class JitWrapped:
             paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names())
             for x, p in zip(leaves, paths):
                 _abstractify(x, p, f"jit({self.__name__})")
-        key = (treedef, sig, static_key, config.trace_context())
+        # The axis environment is part of the key: a body that uses a named axis (inside pmap,
+        # shard_map, vmap(axis_name=)) traces differently for different axis sizes.
+        key = (treedef, sig, static_key, config.trace_context(), core.trace_ctx.axis_env)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, leaves, treedef)
@@ -345,7 +347,7 @@ class JitWrapped:
             return None
         if not all(type(x) is Array for x in args):
             return None
-        return (sig, config.trace_context())
+        return (sig, config.trace_context(), core.trace_ctx.axis_env)
 
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:

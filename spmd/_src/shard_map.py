@@ -303,10 +303,6 @@ def _shard_map_sharding(specs, avals, *, mesh, out_specs, **_):
     return [NamedSharding(mesh, s) for s in out_specs]
 
 
-def _shard_map_pp(params: dict) -> list[tuple[str, Any]]:
-    return sorted(params.items())
-
-
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
 shard_map_p.def_impl(_shard_map_impl)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
@@ -315,7 +311,6 @@ ad.call_inline_rules[shard_map_p] = _shard_map_inline
 dispatch.compile_rules[shard_map_p] = _shard_map_compile
 sharding_rules.sharding_rules[shard_map_p] = _shard_map_sharding
 sharding_rules.sets_sharding.add(shard_map_p)
-core.pp_param_rules[shard_map_p] = _shard_map_pp
 
 
 # ---------------------------------------------------------------------------------------------
@@ -854,7 +849,7 @@ def shard_map_reference(params: dict, args: Sequence[Any]) -> list[np.ndarray]:
             x = np.asarray(x)
             blocks.append(x[_block_index(x.shape, spec, sizes, c)])
         per_device_args.append(blocks)
-    with dispatch_quiet():
+    with np.errstate(all="ignore"):  # as the kernels run elsewhere: inf and nan, silently
         outs = _ref_eval(closed.jaxpr, closed.consts, per_device_args, coords, sizes)
     results = []
     for i, (spec, aval) in enumerate(zip(params["out_specs"], closed.out_avals)):
@@ -876,10 +871,6 @@ def shard_map_reference(params: dict, args: Sequence[Any]) -> list[np.ndarray]:
             out[idx] = block
         results.append(out)
     return results
-
-
-def dispatch_quiet():
-    return np.errstate(all="ignore")
 
 
 def _block_index(shape, spec, sizes, coord) -> tuple:
@@ -914,14 +905,9 @@ def _ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes) -> list
         if prim in _REF_COLLECTIVES:
             outs = _ref_collective(eqn, [i[0] if i else None for i in ins], coords, sizes)
             outs = [[o] for o in outs]
-        elif prim is dispatch.jit_p:
-            inner = eqn.params["jaxpr"]
-            outs = _ref_eval(inner.jaxpr, inner.consts, ins, coords, sizes)
+        elif any(batching.refers_to_axis(prim, eqn.params, a) for a in coords[0]):
+            outs = _ref_higher_order(eqn, ins, coords, sizes)
         else:
-            if any(batching.refers_to_axis(prim, eqn.params, a) for a in coords[0]):
-                raise NotImplementedError(
-                    f"shard_map reference: collectives inside '{prim.name}' are not supported"
-                )
             outs = []
             for dev_ins in ins:
                 o = prim.impl(*dev_ins, **eqn.params)
@@ -930,6 +916,64 @@ def _ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes) -> list
             for v, x in zip(eqn.outvars, o):
                 env[id(v)] = np.asarray(x, dtype=v.aval.dtype)
     return [[read(env, a) for a in jaxpr.outvars] for env in envs]
+
+
+def _ref_run(closed, ins, coords, sizes):
+    j = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    consts = closed.consts if isinstance(closed, ClosedJaxpr) else []
+    return _ref_eval(j, consts, ins, coords, sizes)
+
+
+def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
+    """Equations whose inner jaxprs use the mesh axes, run in lockstep over the devices the
+    way the batched program runs them: every branch of a cond (each device keeps its own),
+    loops until no device continues (finished devices keep their carry)."""
+    prim, p, n = eqn.primitive, eqn.params, len(coords)
+    if prim.name == "cond" and "branches" in p:
+        per_branch = [_ref_run(b, [i[1:] for i in ins], coords, sizes) for b in p["branches"]]
+        last = len(p["branches"]) - 1
+        return [per_branch[min(max(int(ins[d][0]), 0), last)][d] for d in range(n)]
+    if prim.name == "while" and "body_jaxpr" in p:
+        cn, bn = p["cond_nconsts"], p["body_nconsts"]
+        cc = [i[:cn] for i in ins]
+        bc = [i[cn : cn + bn] for i in ins]
+        carry = [i[cn + bn :] for i in ins]
+        while True:
+            preds = _ref_run(p["cond_jaxpr"], [c + k for c, k in zip(cc, carry)], coords, sizes)
+            go = [bool(q[0]) for q in preds]
+            if not any(go):
+                return carry
+            new = _ref_run(p["body_jaxpr"], [b + k for b, k in zip(bc, carry)], coords, sizes)
+            carry = [new[d] if go[d] else carry[d] for d in range(n)]
+    if prim.name == "scan" and "num_carry" in p:
+        nc, nk, length = p["num_consts"], p["num_carry"], p["length"]
+        consts = [i[:nc] for i in ins]
+        carry = [i[nc : nc + nk] for i in ins]
+        xs = [i[nc + nk :] for i in ins]
+        ys: list[list] = [[None] * length for _ in range(n)]
+        order = range(length - 1, -1, -1) if p["reverse"] else range(length)
+        for t in order:
+            step = [c + k + [x[t] for x in xx] for c, k, xx in zip(consts, carry, xs)]
+            outs = _ref_run(p["jaxpr"], step, coords, sizes)
+            carry = [o[:nk] for o in outs]
+            for d in range(n):
+                ys[d][t] = outs[d][nk:]
+        stacked = [
+            [np.stack([ys[d][t][j] for t in range(length)]) for j in range(len(ys[d][0]))]
+            if length
+            else []
+            for d in range(n)
+        ]
+        return [carry[d] + stacked[d] for d in range(n)]
+    inner = _call_jaxpr(eqn) if prim is not shard_map_p else None
+    if inner is not None:
+        consts = next(
+            (v.consts for v in p.values() if isinstance(v, ClosedJaxpr) and v.jaxpr is inner), []
+        )
+        return _ref_eval(inner, consts, ins, coords, sizes)
+    raise NotImplementedError(
+        f"shard_map reference: collectives inside '{prim.name}' are not supported"
+    )
 
 
 def _ref_participants(entries, lead_shape, dev, coords, sizes):
@@ -993,24 +1037,33 @@ def _ref_collective(eqn, vals, coords, sizes) -> list:
     return outs
 
 
+def _ref_sum(vals, dtype):
+    # Left fold; bfloat16 accumulates in float32 and rounds once (as XLA's CPU all-reduce).
+    acc_dtype = np.float32 if np.dtype(dtype).name == "bfloat16" else dtype
+    acc = np.array(vals[0], dtype=acc_dtype)
+    for v in vals[1:]:
+        acc = np.asarray(acc + np.asarray(v, acc_dtype), dtype=acc_dtype)
+    return acc.astype(dtype)
+
+
 def _ref_one(prim, p, virt, grp, me, dtype):
     pos = grp.index(me)
-    if prim in (parallel.psum_p, parallel.psum_invariant_p, parallel.pmax_p, parallel.pmin_p):
-        op = {"pmax": np.maximum, "pmin": np.minimum}.get(prim.name, np.add)
+    if prim in (parallel.psum_p, parallel.psum_invariant_p):
+        return _ref_sum([virt[i] for i in grp], dtype)
+    if prim in (parallel.pmax_p, parallel.pmin_p):
+        op = np.maximum if prim is parallel.pmax_p else np.minimum
         acc = np.array(virt[grp[0]], dtype=dtype)
         for i in grp[1:]:
             acc = np.asarray(op(acc, virt[i]), dtype=dtype)
         return acc
     if prim is parallel.pvary_p:
         return virt[me]
-    if prim is parallel.all_gather_p:
+    if prim in (parallel.all_gather_p, parallel.all_gather_invariant_p):
         parts = [virt[i] for i in grp]
         a = p["all_gather_dimension"]
         return np.concatenate(parts, axis=a) if p["tiled"] else np.stack(parts, axis=a)
     if prim is parallel.reduce_scatter_p:
-        total = np.array(virt[grp[0]], dtype=dtype)
-        for i in grp[1:]:
-            total = np.asarray(total + virt[i], dtype=dtype)
+        total = _ref_sum([virt[i] for i in grp], dtype)
         sd = p["scatter_dimension"]
         block = np.split(total, len(grp), axis=sd)[pos]
         return block if p["tiled"] else np.squeeze(block, sd)

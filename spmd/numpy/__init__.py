@@ -4,13 +4,16 @@ from spmd._src.array import Array as ndarray  # noqa: F401
 from spmd._src.dtypes import float0  # noqa: F401
 from spmd._src.numpy.array_constructors import *  # noqa: F401,F403
 from spmd._src.numpy.creation import *  # noqa: F401,F403
+from spmd._src.numpy.einsum import *  # noqa: F401,F403
 from spmd._src.numpy.indexing import *  # noqa: F401,F403
 from spmd._src.numpy.lax_numpy import *  # noqa: F401,F403
-from spmd._src.numpy.linalg import *  # noqa: F401,F403
+from spmd._src.numpy.products import *  # noqa: F401,F403
 from spmd._src.numpy.rearranging import *  # noqa: F401,F403
 from spmd._src.numpy.reductions import *  # noqa: F401,F403
 from spmd._src.numpy.scalar_types import *  # noqa: F401,F403
 from spmd._src.numpy.shape_ops import *  # noqa: F401,F403
 from spmd._src.numpy.sorting import *  # noqa: F401,F403
+from spmd._src.numpy.statistics import *  # noqa: F401,F403
 from spmd._src.numpy.ufuncs import *  # noqa: F401,F403
+from spmd._src.numpy.updates import *  # noqa: F401,F403
 from spmd.numpy import linalg  # noqa: F401,E402

@@ -7,7 +7,6 @@ from spmd._src.numpy.linalg import (  # noqa: F401
     eigvalsh,
     inv,
     matrix_norm,
-    matrix_transpose,
     multi_dot,
     norm,
     qr,
@@ -15,10 +14,10 @@ from spmd._src.numpy.linalg import (  # noqa: F401
     solve,
     svd,
     svdvals,
-    vecdot,
     vector_norm,
 )
 from spmd._src.numpy.linalg import linalg_cross as cross  # noqa: F401
 from spmd._src.numpy.linalg import linalg_matmul as matmul  # noqa: F401
 from spmd._src.numpy.linalg import linalg_outer as outer  # noqa: F401
 from spmd._src.numpy.linalg import linalg_tensordot as tensordot  # noqa: F401
+from spmd._src.numpy.products import matrix_transpose, vecdot  # noqa: F401

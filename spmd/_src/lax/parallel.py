@@ -256,11 +256,17 @@ def _unflat_devices(y: np.ndarray, entries: tuple, shape: tuple) -> np.ndarray:
     return y if inv == tuple(range(y.ndim)) else np.transpose(y, inv)
 
 
+_BF16 = np.dtype(dtypes.bfloat16)
+
+
 def _fold(op: Callable, xs: np.ndarray) -> np.ndarray:
     """``op(...op(op(xs[0], xs[1]), xs[2])...)``: a left fold over the leading dimension, in
-    the input dtype (NumPy's own reductions may sum pairwise)."""
+    the input dtype (NumPy's own reductions may sum pairwise). bfloat16 sums accumulate in
+    float32 and round once, as XLA's CPU all-reduce does (float16 ones round every step)."""
     if xs.shape[0] == 1:
         return xs[0].copy()
+    if xs.dtype == _BF16 and op is np.add:
+        return _fold(op, xs.astype(np.float32)).astype(_BF16)
     acc = np.empty(xs.shape[1:], dtype=xs.dtype)
     op(xs[0], xs[1], out=acc)
     for i in range(2, xs.shape[0]):
@@ -523,18 +529,31 @@ def all_gather(
            [0, 1, 2],
            [0, 1, 2]], dtype=int32)
     """
-    if to not in ("varying", "invariant"):
-        raise ValueError(f"all_gather: to must be 'varying' or 'invariant', got {to!r}")
+    if to not in ("varying", "invarying"):
+        raise ValueError(
+            f"all_gather: got unexpected `to` value {to!r}; allowed values are 'varying' (the "
+            "result is typed as varying over the axis) and 'invarying' (the same on every "
+            "device: its per-device transpose takes the device's own block)"
+        )
     names = _names(axis_name)
     n = prod(_sizes(names, "all_gather"))
     groups = _check_groups(axis_index_groups, names, n, "all_gather", equal=True)
     size = len(groups[0]) if groups is not None else n
+    if to == "invarying" and groups is not None:
+        raise ValueError(
+            "all_gather: to='invarying' gathers from every device of the axis; it takes no "
+            "axis_index_groups (each group would hold different values)"
+        )
 
     def one(leaf):
         nd = np.ndim(leaf)
         if tiled and nd == 0:
             raise ValueError("all_gather: tiled=True needs an operand of rank at least 1")
         ax = _per_device_axis(axis, nd if tiled else nd + 1, "all_gather", "axis", nd)
+        if to == "invarying":
+            return all_gather_invariant_p.bind(
+                leaf, all_gather_dimension=ax, axis_name=names, axis_size=size, tiled=bool(tiled)
+            )
         return all_gather_p.bind(
             leaf,
             all_gather_dimension=ax,
@@ -637,6 +656,52 @@ _register(
     all_gather_p,
     _Info("axis_name", lambda p: p["axis_index_groups"] is not None, ["all_gather_dimension"]),
 )
+
+
+# all_gather(..., to='invarying'): the same values, typed as the same on every device. Its
+# per-device cotangent is therefore one value for all devices, of which each takes its block.
+
+
+def _agi_abstract_eval(x, **params):
+    return _all_gather_abstract_eval(x, axis_index_groups=None, **params)
+
+
+def _agi_impl(x, **params):
+    return _all_gather_impl(x, axis_index_groups=None, **params)
+
+
+def _agi_transpose(ct, x, *, all_gather_dimension, axis_name, axis_size, tiled):
+    entries = _names(axis_name)
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)]
+    k = _npos(entries)
+    if k:
+        return _all_gather_transpose(
+            ct,
+            x,
+            all_gather_dimension=all_gather_dimension,
+            axis_index_groups=None,
+            axis_name=axis_name,
+            axis_size=axis_size,
+            tiled=tiled,
+        )
+    from spmd._src.lax import indexing as lax_index
+
+    a = all_gather_dimension
+    me = axis_index(entries)
+    if tiled:
+        block = x.aval.shape[a]
+        out = lax_index.dynamic_slice_in_dim(ct, lax_elem.mul(me, np.int32(block)), block, a)
+    else:
+        out = lax_index.dynamic_index_in_dim(ct, me, a, keepdims=False)
+    return [out]
+
+
+all_gather_invariant_p = core.Primitive("all_gather_invariant")
+all_gather_invariant_p.def_impl(_agi_impl)
+all_gather_invariant_p.def_abstract_eval(_agi_abstract_eval)
+deflinear(all_gather_invariant_p, _agi_transpose)
+_register(all_gather_invariant_p, _Info("axis_name", lambda p: False, ["all_gather_dimension"]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -950,12 +1015,19 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
     """Send ``x`` (a pytree) from device ``src`` to device ``dst`` for each pair of ``perm``;
     devices that receive nothing get zeros.
 
+    Over several axes, devices are numbered in the order the axes are bound (mesh order, first
+    axis major) whatever the order of ``axis_name`` -- as JAX does for ppermute (unlike
+    axis_index, which follows ``axis_name``).
+
     >>> f = lambda x: lax.ppermute(x, "i", [(0, 1), (1, 2), (2, 0)])
     >>> spmd.vmap(f, axis_name="i")(jnp.arange(3))
     Array([2, 0, 1], dtype=int32)
     """
     names = _names(axis_name)
     n = prod(_sizes(names, "ppermute"))
+    if len(names) > 1:
+        order = [a for a, _ in core.trace_ctx.axis_env]
+        names = tuple(sorted(names, key=lambda a: len(order) - 1 - order[::-1].index(a)))
     pairs = _check_perm(perm, n, names)
     return tu.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=names, perm=pairs), x)
 
@@ -1194,6 +1266,7 @@ vma_rules: dict[core.Primitive, Callable] = {
     pmax_p: _reduction_vma,
     pmin_p: _reduction_vma,
     all_gather_p: _plus,
+    all_gather_invariant_p: lambda params, vma: _minus(params, vma, "axis_name"),
     reduce_scatter_p: _plus,
     all_to_all_p: _plus,
     ppermute_p: _plus,
@@ -1207,6 +1280,7 @@ collective_primitives = frozenset(vma_rules)
 
 __all__ = [
     "all_gather",
+    "all_gather_invariant_p",
     "all_gather_p",
     "all_to_all",
     "all_to_all_p",

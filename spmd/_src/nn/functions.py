@@ -32,13 +32,23 @@ from spmd._src.numpy import (
     rearranging,
     reductions,
     shape_ops,
+    statistics,
     ufuncs,
 )
 from spmd._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
 
 # The jnp functions used here, under their public names (spmd.numpy itself is a public module,
 # above this layer).
-_JNP_MODULES = (array_constructors, creation, lax_numpy, rearranging, reductions, shape_ops, ufuncs)
+_JNP_MODULES = (
+    array_constructors,
+    creation,
+    lax_numpy,
+    rearranging,
+    reductions,
+    shape_ops,
+    statistics,
+    ufuncs,
+)
 jnp = types.SimpleNamespace(**{n: getattr(m, n) for m in _JNP_MODULES for n in m.__all__})
 
 __all__ = [

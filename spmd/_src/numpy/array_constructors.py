@@ -12,19 +12,12 @@ import warnings
 from typing import Any
 
 import numpy as np
-
 from spmd._src import dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
-from spmd._src.numpy.util import (
-    _dtype_arg,
-    _ndim_of,
-    _value_dtype,
-    check_arraylike,
-    convert,
-)
+from spmd._src.numpy.util import _dtype_arg, _ndim_of, _value_dtype, check_arraylike, convert
 
 # ---------------------------------------------------------------------------------------------
 # array / asarray

@@ -78,12 +78,12 @@ _METHODS: dict[str, tuple[str, str]] = {
     "cumprod": ("reductions", "cumprod"),
     "cumsum": ("reductions", "cumsum"),
     "max": ("reductions", "max"),
-    "mean": ("reductions", "mean"),
+    "mean": ("statistics", "mean"),
     "min": ("reductions", "min"),
     "prod": ("reductions", "prod"),
-    "std": ("reductions", "std"),
+    "std": ("statistics", "std"),
     "sum": ("reductions", "sum"),
-    "var": ("reductions", "var"),
+    "var": ("statistics", "var"),
     "ptp": ("reductions", "ptp"),
     "argsort": ("sorting", "argsort"),
     "sort": ("sorting", "sort"),
@@ -103,7 +103,7 @@ _METHODS: dict[str, tuple[str, str]] = {
     "trace": ("lax_numpy", "trace"),
     "nonzero": ("lax_numpy", "nonzero"),
     "take": ("indexing", "take"),
-    "dot": ("linalg", "dot"),
+    "dot": ("products", "dot"),
 }
 
 _PROPERTIES: dict[str, tuple[str, str]] = {
@@ -111,7 +111,7 @@ _PROPERTIES: dict[str, tuple[str, str]] = {
     "mT": ("shape_ops", "_property_mT"),
     "real": ("ufuncs", "real"),
     "imag": ("ufuncs", "imag"),
-    "at": ("indexing", "_at_property"),
+    "at": ("updates", "_at_property"),
 }
 
 
@@ -144,7 +144,7 @@ def _install(cls: type) -> list[str]:
             missing.append(f"{mod}.{fname}")
             continue
         setattr(cls, name, property(fn))
-    matmul = _lookup("linalg", "matmul")
+    matmul = _lookup("products", "matmul")
     if matmul is not None:
         cls.__matmul__ = _binary(matmul)
         cls.__rmatmul__ = _binary(matmul, reflected=True)

@@ -2,7 +2,7 @@
 ranges (``arange``, ``linspace``, ``logspace``, ``geomspace``), grids (``meshgrid``,
 ``indices``) and ``eye``/``identity``/``tri``.
 
-Where JAX 0.10 wraps a function in an inner ``jit`` (``jnp.linspace`` is ``jit[name=linspace]``),
+Where JAX 0.10 wraps a function in an inner ``jit`` (``jnp.linspace`` is ``jit[name=_linspace]``),
 this module does too, so printed jaxprs read the same.
 
 >>> jnp.linspace(0.0, 1.0, 3)
@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from spmd._src import dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer

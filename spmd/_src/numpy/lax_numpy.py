@@ -9,8 +9,8 @@ included), then calls lax wrappers, so a traced program holds the primitives JAX
 JAX 0.10 wraps a function in an inner ``jit`` (``jnp.where`` is ``jit[name=_where]``), this module
 does too, so printed jaxprs read the same.
 
->>> jnp.where(jnp.array([True, False]), 1.0, 0)
-Array([1., 0.], dtype=float32)
+>>> jnp.where(jnp.array([True, False]), jnp.array([1, 2]), jnp.array([3, 4]))
+Array([1, 4], dtype=int32)
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from spmd._src import dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
@@ -30,11 +29,11 @@ from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import ufuncs
-from spmd._src.numpy.array_constructors import asarray
+from spmd._src.numpy.array_constructors import asarray  # spmd._src.random reads it here too
 from spmd._src.numpy.creation import (
     _offset_mask,
     arange,  # noqa: F401  (alias: spmd._src.random reads jnp.arange from this module)
-    zeros,
+    zeros,  # spmd._src.random reads jnp.zeros from this module too
 )
 from spmd._src.numpy.rearranging import _take_static
 from spmd._src.numpy.shape_ops import (

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import elementwise as lax

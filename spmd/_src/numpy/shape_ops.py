@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError

@@ -8,13 +8,7 @@ family's namespace (``from spmd._src.lax import elementwise as lax``); its modul
 re-exported here.
 """
 
-from spmd._src.lax.elementwise import (
-    arithmetic,
-    bitwise,
-    conversion,
-    selection,
-    transcendental,
-)
+from spmd._src.lax.elementwise import arithmetic, bitwise, conversion, selection, transcendental
 from spmd._src.lax.elementwise.arithmetic import *  # noqa: F403
 from spmd._src.lax.elementwise.bitwise import *  # noqa: F403
 from spmd._src.lax.elementwise.conversion import *  # noqa: F403

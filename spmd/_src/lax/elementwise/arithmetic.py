@@ -12,7 +12,7 @@ import enum
 
 import numpy as np
 
-from spmd._src import dtypes
+from spmd._src import core, dtypes
 from spmd._src.interpreters import ad
 from spmd._src.lax.elementwise.bitwise import eq, ge
 from spmd._src.lax.elementwise.common import (
@@ -230,7 +230,10 @@ def _integer_pow_jvp(g, x, *, y):
     # y * x**(y-1); x**0 is constant (so its slope at x = 0 is 0, not 0 * inf).
     if y == 0:
         return None
-    jac = _const(x, y) if y == 1 else mul(_const(x, y), integer_pow(x, y - 1))
+    # The exponent enters as a constant like the operand (weak if it is), as JAX builds it,
+    # so the gradient of a Python scalar stays weak.
+    c = core.make_concrete(np.array(y, dtype=x.dtype), core.get_aval(x).weak_type)
+    jac = c if y == 1 else mul(c, integer_pow(x, y - 1))
     return mul(g, jac)
 
 

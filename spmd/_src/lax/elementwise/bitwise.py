@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spmd._src.lax.rules import (
-    defbroadcasting,
-    defjvp_zero,
-    defvectorized,
-)
-from spmd._src.lax.utils import (
-    any_dtype,
-    binop,
-    bool_or_int,
-    integer,
-    unop,
-)
+from spmd._src.lax.rules import defbroadcasting, defjvp_zero, defvectorized
+from spmd._src.lax.utils import any_dtype, binop, bool_or_int, integer, unop
 
 # ---------------------------------------------------------------------------------------------
 # Bitwise and logical operations (logical on bool operands)

@@ -7,9 +7,7 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src.interpreters import ad
-from spmd._src.lax.rules import (
-    unbroadcast,
-)
+from spmd._src.lax.rules import unbroadcast
 
 
 def _shape():

@@ -9,19 +9,8 @@ from spmd._src import core, dtypes, tree_util
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching
 from spmd._src.lax.elementwise.common import _dtype
-from spmd._src.lax.rules import (
-    defjvp_zero,
-    deflinear,
-    defvectorized,
-    moveaxis,
-)
-from spmd._src.lax.utils import (
-    any_dtype,
-    check_dtype_kind,
-    float_dtypes,
-    standard_primitive,
-    unop,
-)
+from spmd._src.lax.rules import defjvp_zero, deflinear, defvectorized, moveaxis
+from spmd._src.lax.utils import any_dtype, check_dtype_kind, float_dtypes, standard_primitive, unop
 
 # ---------------------------------------------------------------------------------------------
 # Conversion

@@ -1,12 +1,13 @@
 """Transcendental primitives (floating point only): exponentials and logarithms, trigonometric and
 hyperbolic functions and their inverses, roots, the error function, Bessel and gamma functions.
 
->>> lax.exp(jnp.array([0.0, 1.0]))
-Array([1.       , 2.7182817], dtype=float32)
+>>> lax.sqrt(jnp.array([4.0, 9.0]))
+Array([2., 3.], dtype=float32)
 """
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -17,7 +18,6 @@ from spmd._src.lax.elementwise.arithmetic import (
     add,
     div,
     integer_pow,
-    max,
     mul,
     neg,
     sign,
@@ -27,18 +27,8 @@ from spmd._src.lax.elementwise.arithmetic import (
 from spmd._src.lax.elementwise.bitwise import gt
 from spmd._src.lax.elementwise.common import _const, _dtype, _full, _one
 from spmd._src.lax.elementwise.selection import select_n
-from spmd._src.lax.rules import (
-    defbroadcasting,
-    defjvp,
-    defjvp2,
-    defvectorized,
-)
-from spmd._src.lax.utils import (
-    binop,
-    float_dtypes,
-    inexact,
-    unop,
-)
+from spmd._src.lax.rules import defbroadcasting, defjvp, defjvp2, defvectorized
+from spmd._src.lax.utils import binop, float_dtypes, inexact, unop
 
 # ---------------------------------------------------------------------------------------------
 # Transcendental functions (floating point only)
@@ -484,7 +474,7 @@ def _hurwitz_zeta_int(s: int, a: float) -> float:
     """sum_{k >= 0} (a + k)**-s for an integer s >= 2 and a not a pole."""
     total = 0.0
     # Sum terms directly until a is large next to s: then the tail's expansion converges fast.
-    while a < max(10.0, float(s)):
+    while a < builtins.max(10.0, float(s)):
         total += a**-s
         a += 1.0
     tail = a ** (1 - s) / (s - 1) + 0.5 * a**-s
