@@ -211,9 +211,44 @@ def vmap_and_grad() -> None:
     )
 
 
-# The tour, in order. Sections still to come go after vmap_and_grad: devices (the 8 virtual CPU
-# devices), sharding pictures (device_put with a NamedSharding and its visualization), pmap and
-# shard_map with collectives.
+def sharded_arrays() -> None:
+    """Devices and sharded arrays: 8 virtual CPU devices, a mesh, and a picture"""
+    session(
+        """
+        jax.devices()
+        mesh = jax.make_mesh((2, 4), ("x", "y"))
+        sharding = jax.NamedSharding(mesh, jax.P("x", "y"))
+        x = jax.device_put(jnp.arange(32.0).reshape(4, 8), sharding)
+        x.sharding
+        jax.debug.visualize_array_sharding(x)
+        # Each device holds a view of its block; an operation keeps the layout,
+        x.addressable_shards[5].index
+        (2 * jnp.sin(x) + 1).sharding == x.sharding
+        # and a reduction drops the reduced dimension's mesh axis.
+        jax.debug.visualize_array_sharding(x.sum(axis=0))
+        """,
+        _namespace(),
+    )
+
+
+def collectives() -> None:
+    """shard_map and pmap: one program over all devices, with collectives"""
+    session(
+        """
+        mesh = jax.make_mesh((8,), ("i",))
+        # Each device sums its shard; psum adds the partial sums over the mesh axis.
+        total = jax.shard_map(lambda b: jax.lax.psum(b.sum(), "i"), mesh=mesh,
+                              in_specs=jax.P("i"), out_specs=jax.P())
+        total(jnp.arange(32))
+        # pmap maps over the leading axis, one slice per device.
+        jax.pmap(lambda v: jax.lax.all_gather(v, "i"), axis_name="i")(jnp.arange(4))
+        """,
+        _namespace(),
+    )
+
+
+# The tour, in order. Sections still to come go at the end: the partitioner's inserted
+# collectives (jit(...).lower().as_text()) and multi-process runs.
 SECTIONS: list[Callable[[], None]] = [
     arrays,
     type_promotion,
@@ -222,6 +257,8 @@ SECTIONS: list[Callable[[], None]] = [
     pytrees,
     dot_products,
     vmap_and_grad,
+    sharded_arrays,
+    collectives,
 ]
 
 

@@ -146,3 +146,16 @@ def test_sections_use_separate_namespaces():
     ns1, ns2 = demo._namespace(), demo._namespace()
     demo.session("z = 1", ns1)
     assert "z" not in ns2
+
+
+def test_demo_shows_a_sharded_array_and_its_picture(demo_run):
+    # The picture JAX 0.10 draws for a (4, 8) array sharded P('x', 'y') on a (2, 4) mesh.
+    picture = (
+        "│  CPU 0   │  CPU 1   │  CPU 2   │  CPU 3   │\n"
+        "│          │          │          │          │\n"
+        "│          │          │          │          │\n"
+        "├──────────┼──────────┼──────────┼──────────┤\n"
+    )
+    assert picture in demo_run.stdout
+    assert "│CPU 0,4│CPU 1,5│CPU 2,6│CPU 3,7│" in demo_run.stdout
+    assert "Array(496, dtype=int32)" in demo_run.stdout
