@@ -70,10 +70,11 @@ def _select2(which, on_false, on_true):
     ):
         return np.where(which, on_true, on_false)
     u = np.dtype(f"u{n}")
-    mask = np.ascontiguousarray(which).view(np.uint8).astype(u)
+    # Same-itemsize views work for any strides (broadcast zeros included): nothing is copied.
+    mask = which.view(np.uint8).astype(u)
     np.negative(mask, out=mask)
-    f = np.ascontiguousarray(on_false).view(u)
-    t = np.bitwise_xor(f, np.ascontiguousarray(on_true).view(u))
+    f = on_false.view(u)
+    t = np.bitwise_xor(f, on_true.view(u))
     np.bitwise_and(t, mask, out=t)
     np.bitwise_xor(t, f, out=t)
     return t.view(on_false.dtype)
