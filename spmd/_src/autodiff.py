@@ -372,6 +372,26 @@ def _unravel_columns(jac_leaf: Any, in_leaves: Sequence[Any], out_shape, batch_a
     return pieces
 
 
+def _flat_argnums(name, fun, args, kwargs, argnums_t, allow_int, holomorphic):
+    """The flattened differentiated arguments and ``fun`` as a function of just those."""
+    _check_argnums(name, fun, argnums_t, len(args))
+    nums = [i % len(args) for i in argnums_t]
+    dyn = tuple(args[i] for i in nums)
+    for a in dyn:
+        for leaf in tu.tree_leaves(a):
+            _check_input_dtype(name, leaf, allow_int, holomorphic)
+    in_leaves, in_tree = tu.tree_flatten(dyn)
+    in_leaves = [_as_value(x) for x in in_leaves]
+
+    def f_partial(*flat):
+        full = list(args)
+        for i, a in zip(nums, tu.tree_unflatten(in_tree, flat)):
+            full[i] = a
+        return fun(*full, **kwargs)
+
+    return in_leaves, in_tree, f_partial
+
+
 def jacfwd(
     fun: Callable,
     argnums: int | Sequence[int] = 0,
@@ -387,35 +407,18 @@ def jacfwd(
     argnums_t = _ensure_index_tuple(argnums)
 
     def jac_f(*args, **kwargs):
-        _check_argnums("jacfwd", fun, argnums_t, len(args))
-        nums = [i % len(args) for i in argnums_t]
-        dyn = tuple(args[i] for i in nums)
-        for a in dyn:
-            for leaf in tu.tree_leaves(a):
-                _check_input_dtype("jacfwd", leaf, False, holomorphic)
-        in_leaves, in_tree = tu.tree_flatten(dyn)
-        in_leaves = [_as_value(x) for x in in_leaves]
-
-        def f_partial(*flat):
-            full = list(args)
-            for i, a in zip(nums, tu.tree_unflatten(in_tree, flat)):
-                full[i] = a
-            return fun(*full, **kwargs)
+        in_leaves, in_tree, f_partial = _flat_argnums(
+            "jacfwd", fun, args, kwargs, argnums_t, False, holomorphic
+        )
 
         def push(*basis):
-            out = jvp(f_partial, tuple(in_leaves), tuple(basis), has_aux=has_aux)
-            return out[1:] if has_aux else out[1]
+            # The primal output does not depend on the basis: it comes back unbatched, once.
+            return jvp(f_partial, tuple(in_leaves), tuple(basis), has_aux=has_aux)
 
         basis = _std_basis(in_leaves)
-        res = vmap(push, out_axes=-1)(*basis)
-        if has_aux:
-            tangents, aux = res
-            aux = tu.tree_map(lambda a: lax_shape.index_in_dim(a, 0, -1, False), aux)
-        else:
-            tangents = res
-        out = f_partial(*in_leaves)
-        if has_aux:
-            out = out[0]
+        out_axes = (None, -1, None) if has_aux else (None, -1)
+        res = vmap(push, out_axes=out_axes)(*basis)
+        out, tangents = res[0], res[1]
         out_leaves, out_tree = tu.tree_flatten(out)
         t_leaves = tu.tree_leaves(tangents)
         jac_leaves = []
@@ -423,7 +426,7 @@ def jacfwd(
             parts = _unravel_columns(t, in_leaves, np.shape(o), -1)
             jac_leaves.append(_pack(parts, in_tree, argnums))
         jac = tu.tree_unflatten(out_tree, jac_leaves)
-        return (jac, aux) if has_aux else jac
+        return (jac, res[2]) if has_aux else jac
 
     return jac_f
 
@@ -444,20 +447,9 @@ def jacrev(
     argnums_t = _ensure_index_tuple(argnums)
 
     def jac_f(*args, **kwargs):
-        _check_argnums("jacrev", fun, argnums_t, len(args))
-        nums = [i % len(args) for i in argnums_t]
-        dyn = tuple(args[i] for i in nums)
-        for a in dyn:
-            for leaf in tu.tree_leaves(a):
-                _check_input_dtype("jacrev", leaf, allow_int, holomorphic)
-        in_leaves, in_tree = tu.tree_flatten(dyn)
-        in_leaves = [_as_value(x) for x in in_leaves]
-
-        def f_partial(*flat):
-            full = list(args)
-            for i, a in zip(nums, tu.tree_unflatten(in_tree, flat)):
-                full[i] = a
-            return fun(*full, **kwargs)
+        in_leaves, in_tree, f_partial = _flat_argnums(
+            "jacrev", fun, args, kwargs, argnums_t, allow_int, holomorphic
+        )
 
         if has_aux:
             out, f_vjp, aux = vjp(f_partial, *in_leaves, has_aux=True)
