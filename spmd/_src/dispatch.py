@@ -165,7 +165,7 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
     are never used are dropped, and each intermediate is deleted after its last use, so large
     programs (a training step) do not hold every intermediate buffer until they return.
     """
-    jaxpr = pe.dce_jaxpr(jaxpr)
+    jaxpr = _fuse_transposed_dots(pe.dce_jaxpr(jaxpr))
     ns: dict[str, Any] = {}
     names: dict[int, str] = {}
     lines: list[str] = []
@@ -231,6 +231,46 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
 
     _compiled.__spmd_source__ = src
     return _compiled
+
+
+def _fuse_transposed_dots(jaxpr: Jaxpr) -> Jaxpr:
+    """Compute ``transpose(dot_general(a, b))`` as ``dot_general(b, a)``.
+
+    Reverse mode produces weight gradients this way (JAX's transpose rule, as JAX prints it).
+    Run literally, the result is a transposed view, and the update that combines it with the
+    C-ordered weights reads memory across the grain; the swapped product gives the same values
+    already in the weights' layout. A compile-time rewrite only: printed jaxprs are unchanged.
+    """
+    from spmd._src.lax.dot import dot_general_p
+    from spmd._src.lax.shape import transpose_p
+
+    uses: dict[int, int] = {}
+    for eqn in jaxpr.eqns:
+        for a in eqn.invars:
+            uses[id(a)] = uses.get(id(a), 0) + 1
+    for a in jaxpr.outvars:
+        uses[id(a)] = uses.get(id(a), 0) + 1
+    producer = {id(v): e for e in jaxpr.eqns for v in e.outvars}
+    dropped: set[int] = set()
+    replaced: dict[int, core.JaxprEqn] = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is not transpose_p or eqn.params["permutation"] != (1, 0):
+            continue
+        src = eqn.invars[0]
+        dot = producer.get(id(src))
+        if dot is None or dot.primitive is not dot_general_p or uses.get(id(src)) != 1:
+            continue
+        (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+        lhs, rhs = dot.invars
+        if lb or rb or lhs.aval.ndim != 2 or rhs.aval.ndim != 2:
+            continue
+        params = dict(dot.params, dimension_numbers=((tuple(rc), tuple(lc)), ((), ())))
+        replaced[id(eqn)] = core.JaxprEqn([rhs, lhs], eqn.outvars, dot_general_p, params)
+        dropped.add(id(dot))
+    if not replaced:
+        return jaxpr
+    eqns = [replaced.get(id(e), e) for e in jaxpr.eqns if id(e) not in dropped]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns, jaxpr.debug_info)
 
 
 _compiled_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
