@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import core, dtypes
+from spmd._src import tree_util as tu
 from spmd._src.core import ClosedJaxpr, ShapedArray
 from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import batching
@@ -265,3 +266,44 @@ def _pp_named_first(params: dict) -> list[tuple[str, Any]]:
 __all__ = [
     "SymbolicZero",
 ]
+
+
+class _Primal:
+    """A custom-derivative function's call, traced: its flat operands, the primal jaxpr and
+    what the rules need to rebuild the user's argument structure."""
+
+    __slots__ = (
+        "n",
+        "nums",
+        "by_pos",
+        "nondiff",
+        "leaves",
+        "in_tree",
+        "in_avals",
+        "jaxpr",
+        "consts",
+        "out_tree",
+    )
+
+
+def _trace_primal(fun: Callable, args: tuple, nondiff_argnums: tuple, name: str, what: str):
+    """Split off the non-differentiable arguments, flatten the rest and trace ``fun`` on them
+    (shared by custom_jvp and custom_vjp)."""
+    p = _Primal()
+    p.nondiff, dyn, p.nums = _split_nondiff(args, nondiff_argnums, name)
+    p.n = len(args)
+    p.by_pos = {i % p.n: v for i, v in zip(nondiff_argnums, p.nondiff)}
+    leaves, p.in_tree = tu.tree_flatten(dyn)
+    p.leaves = [_as_operand(x) for x in leaves]
+    p.in_avals = [_arg_aval(x, f"{what} function {name}") for x in p.leaves]
+    out_box: list = []
+
+    def flat_fun(*flat):
+        out = fun(*_merge_args(p.n, p.nums, p.by_pos, tu.tree_unflatten(p.in_tree, flat)))
+        out_leaves, out_tree = tu.tree_flatten(out)
+        out_box.append(out_tree)
+        return out_leaves
+
+    p.jaxpr, p.consts = _trace_closed(flat_fun, p.in_avals, name)
+    p.out_tree = out_box[0]
+    return p

@@ -14,8 +14,6 @@ from spmd._src import tree_util as tu
 from spmd._src.core import ShapedArray
 from spmd._src.custom_derivatives.common import (
     SymbolicZero,
-    _arg_aval,
-    _as_operand,
     _batch_jaxpr_out0,
     _call_with_consts,
     _check_consts_not_perturbed,
@@ -27,9 +25,8 @@ from spmd._src.custom_derivatives.common import (
     _Named,
     _pp_named_first,
     _resolve_args,
-    _split_nondiff,
     _to_value,
-    _trace_closed,
+    _trace_primal,
     _unbatched_aval,
 )
 from spmd._src.interpreters import ad, batching
@@ -100,23 +97,20 @@ class custom_vjp:
         args = _resolve_args(self.fun, name, args, kwargs)
         if core.is_eval_trace_current():
             return self.fun(*args)
-        nondiff, dyn, nums = _split_nondiff(args, self.nondiff_argnums, name)
-        by_pos = {i % len(args): v for i, v in zip(self.nondiff_argnums, nondiff)}
-        leaves, in_tree = tu.tree_flatten(dyn)
-        leaves = [_as_operand(x) for x in leaves]
-        in_avals = [_arg_aval(x, f"custom_vjp function {name}") for x in leaves]
-        out_box: list = []
-        fun, n = self.fun, len(args)
-
-        def flat_fun(*flat):
-            out = fun(*_merge_args(n, nums, by_pos, tu.tree_unflatten(in_tree, flat)))
-            out_leaves, out_tree = tu.tree_flatten(out)
-            out_box.append(out_tree)
-            return out_leaves
-
-        call_jaxpr, consts = _trace_closed(flat_fun, in_avals, name)
-        out_tree = out_box[0]
-        fwd = _FwdRule(self, name, n, nums, by_pos, nondiff, in_tree, in_avals, out_tree, consts)
+        p = _trace_primal(self.fun, args, self.nondiff_argnums, name, "custom_vjp")
+        fwd = _FwdRule(
+            self,
+            name,
+            p.n,
+            p.nums,
+            p.by_pos,
+            p.nondiff,
+            p.in_tree,
+            p.in_avals,
+            p.out_tree,
+            p.consts,
+        )
+        consts, leaves, call_jaxpr, out_tree = p.consts, p.leaves, p.jaxpr, p.out_tree
         outs = custom_vjp_call_p.bind(
             *consts,
             *leaves,
