@@ -135,6 +135,7 @@ class _CacheEntry:
         "single_leaf",
         "constrained",
         "in_tree",
+        "out_shardings",
     )
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None) -> None:
@@ -144,6 +145,8 @@ class _CacheEntry:
         # Programs with sharding constraints give their results shardings even when their
         # inputs have none.
         self.constrained = sharding_rules.has_constraints(jaxpr.jaxpr)
+        # Input shardings -> output shardings, filled as calls come (see _attach_out_shardings).
+        self.out_shardings: dict = {}
         self.out_weak = [a.weak_type for a in jaxpr.out_avals]
         self.single_leaf = tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
         if any(isinstance(c, Tracer) for c in jaxpr.consts):
@@ -395,12 +398,16 @@ class JitWrapped:
         return [x if s is None else device_put(x, s) for x, s in zip(leaves, specs)]
 
     def _attach_out_shardings(self, entry, leaves, out_leaves) -> None:
-        in_s = [x._sharding if type(x) is Array else None for x in leaves]
-        jaxpr = entry.jaxpr.jaxpr
-        outs = sharding_rules.propagate_jaxpr(jaxpr, in_s)
-        if self.out_shardings is not None:
-            wanted = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings")
-            outs = [w if w is not None else o for w, o in zip(wanted, outs)]
+        in_s = tuple(x._sharding if type(x) is Array else None for x in leaves)
+        # Propagation walks the whole program: do it once per input placement, not per call.
+        outs = entry.out_shardings.get(in_s)
+        if outs is None:
+            outs = sharding_rules.propagate_jaxpr(entry.jaxpr.jaxpr, in_s)
+            if self.out_shardings is not None:
+                wanted = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings")
+                outs = [w if w is not None else o for w, o in zip(wanted, outs)]
+            if len(entry.out_shardings) < 64:
+                entry.out_shardings[in_s] = outs
         for o, sh in zip(out_leaves, outs):
             if sh is not None:
                 _check_placement(sh, o.shape, f"jit({self.__name__})")
