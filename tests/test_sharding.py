@@ -228,3 +228,11 @@ def test_eager_result_shardings_match_jax(name, mesh_key, shape, spec, op):
         NamedSharding(MESH_OBJS[mesh_key], P(*spec)),
     )
     assert _spec_json(OPS[op](jnp, x).sharding) == OP_GOLDEN[name]
+
+
+def test_error_out_shardings_not_divisible():
+    s = NamedSharding(MESH_OBJS["8"], P("x"))
+    f = spmd.jit(lambda a: a * 2, out_shardings=s)
+    with pytest.raises(ValueError, match="partitioned 8 times.*dimension size is 6"):
+        f(jnp.arange(6.0))
+    assert f(jnp.arange(8.0)).sharding == s

@@ -22,6 +22,13 @@ from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
+from spmd._src.sharding import (
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    check_divisible,
+    resolve_spec,
+)
 from spmd._src.util import LRU
 
 
@@ -368,13 +375,15 @@ class JitWrapped:
         if core.trace_ctx.trace is core.eval_trace:
             if self.in_shardings is not None:
                 leaves = self._place_inputs(leaves, entry)
-            outs = entry.compiled(
-                *[x._value if type(x) is Array else _canonical(x) for x in leaves]
-            )
             placed = (
                 self.out_shardings is not None
                 or entry.constrained
                 or any(type(x) is Array and x._sharding is not None for x in leaves)
+            )
+            # Output placements are decided (and checked) before any work is done.
+            out_s = self._out_shardings_for(entry, leaves) if placed else None
+            outs = entry.compiled(
+                *[x._value if type(x) is Array else _canonical(x) for x in leaves]
             )
             if entry.single_leaf and not placed:
                 o = outs[0]
@@ -384,7 +393,10 @@ class JitWrapped:
                 for o, w in zip(outs, entry.out_weak)
             ]
             if placed:
-                self._attach_out_shardings(entry, leaves, out_leaves)
+                for o, sh in zip(out_leaves, out_s):
+                    if sh is not None:
+                        o._sharding = sh
+                        o._committed = True
         else:
             out_leaves = dispatch.jit_p.bind(
                 *entry.staged_args, *leaves, jaxpr=entry.staged, name=self.__name__
@@ -397,7 +409,7 @@ class JitWrapped:
         specs = _sharding_leaves(self.in_shardings, entry.in_tree, "in_shardings")
         return [x if s is None else device_put(x, s) for x, s in zip(leaves, specs)]
 
-    def _attach_out_shardings(self, entry, leaves, out_leaves) -> None:
+    def _out_shardings_for(self, entry, leaves) -> list:
         in_s = tuple(x._sharding if type(x) is Array else None for x in leaves)
         # Propagation walks the whole program: do it once per input placement, not per call.
         outs = entry.out_shardings.get(in_s)
@@ -406,13 +418,12 @@ class JitWrapped:
             if self.out_shardings is not None:
                 wanted = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings")
                 outs = [w if w is not None else o for w, o in zip(wanted, outs)]
+            for sh, aval in zip(outs, entry.jaxpr.out_avals):
+                if sh is not None:
+                    _check_placement(sh, aval.shape, f"jit({self.__name__})")
             if len(entry.out_shardings) < 64:
                 entry.out_shardings[in_s] = outs
-        for o, sh in zip(out_leaves, outs):
-            if sh is not None:
-                _check_placement(sh, o.shape, f"jit({self.__name__})")
-                o._sharding = sh
-                o._committed = True
+        return outs
 
     def trace(self, *args, **kwargs) -> Traced:
         entry, leaves = self._get_entry(args, kwargs)
@@ -662,7 +673,6 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 def _sharding_leaves(spec_tree: Any, treedef, who: str) -> list:
     """Per leaf of ``treedef``: a Sharding (or None), from a Sharding/P or a pytree prefix."""
-    from spmd._src.sharding import PartitionSpec, Sharding, resolve_spec
 
     def one(s):
         if s is None or isinstance(s, Sharding):
@@ -685,8 +695,6 @@ def _sharding_leaves(spec_tree: Any, treedef, who: str) -> list:
 
 
 def _check_placement(sharding, shape, who: str) -> None:
-    from spmd._src.sharding import NamedSharding, check_divisible
-
     if isinstance(sharding, NamedSharding):
         try:
             check_divisible(sharding, tuple(shape))
