@@ -16,11 +16,13 @@ their primitives, reducing or permuting over the batch dimension.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from spmd._src import core
 from spmd._src.core import ShapedArray, Tracer
+from spmd._src.interpreters import partial_eval as pe
 
 not_mapped = None
 
@@ -179,20 +181,14 @@ def batch_fun(
     return batch_subtrace_values(trace, outs)
 
 
-_batched_jaxprs: Any = None
+# closed jaxpr -> {(axis, in_dims): result}, kept as long as the jaxpr lives.
+_batched_jaxprs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def batch_jaxpr(
     closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int | None]
 ) -> tuple[core.ClosedJaxpr, list[int | None]]:
     """The jaxpr of ``closed`` batched along ``in_dims`` (cached per jaxpr, axis and dims)."""
-    import weakref
-
-    from spmd._src.interpreters import partial_eval as pe
-
-    global _batched_jaxprs
-    if _batched_jaxprs is None:
-        _batched_jaxprs = weakref.WeakKeyDictionary()
     per_jaxpr = _batched_jaxprs.setdefault(closed, {})
     key = (axis_data, tuple(in_dims))
     hit = per_jaxpr.get(key)
