@@ -236,3 +236,26 @@ def test_error_out_shardings_not_divisible():
     with pytest.raises(ValueError, match="partitioned 8 times.*dimension size is 6"):
         f(jnp.arange(6.0))
     assert f(jnp.arange(8.0)).sharding == s
+
+
+def test_default_axis_types_switch():
+    from spmd.sharding import AxisType
+
+    assert spmd.make_mesh((8,), ("x",)).axis_types == (AxisType.Auto,)
+    spmd.config.update("spmd_default_axis_types", "explicit")
+    try:
+        m = spmd.make_mesh((2, 4), ("x", "y"))
+        assert m.axis_types == (AxisType.Explicit, AxisType.Explicit)
+        assert str(m) == "Mesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit))"
+    finally:
+        spmd.config.update("spmd_default_axis_types", "auto")
+    assert repr(spmd.sharding.AbstractMesh((2, 4), ("x", "y"))).startswith("AbstractMesh('x': 2")
+
+
+def test_set_mesh_context():
+    m = MESH_OBJS["2x4"]
+    with spmd.set_mesh(m):
+        assert spmd.sharding.get_abstract_mesh() == m.abstract_mesh
+        x = spmd.device_put(jnp.zeros((4, 8)), P("x"))
+    assert x.sharding == NamedSharding(m, P("x"))
+    assert spmd.sharding.get_mesh() is None
