@@ -1,0 +1,294 @@
+"""shard_map's executable specification: a loop over every device.
+
+``shard_map_reference`` slices the inputs per device, interprets the body device by device in
+lockstep, does each collective by hand (sharing nothing with the batched path), and writes the
+output blocks. ``spmd._src.shard_map.reference_mode`` switches shard_map and pmap to it; tests
+compare the two.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import core
+from spmd._src.array import Array
+from spmd._src.core import ClosedJaxpr
+from spmd._src.interpreters import batching
+from spmd._src.lax import parallel
+from spmd._src.mesh import Mesh
+from spmd._src.shard_map_check import _call_jaxpr
+
+__all__ = ["shard_map_reference"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference: a loop over devices, collectives by hand
+
+
+def shard_map_reference(params: dict, args: Sequence[Any]) -> list[np.ndarray]:
+    """Run a shard_map equation (its ``params``) on global NumPy ``args`` device by device.
+
+    Each device gets its blocks of the inputs; the body is interpreted for all devices in
+    lockstep, equation by equation: ordinary primitives run per device with their NumPy
+    kernels, collectives combine the devices' values with plain loops (written here, sharing
+    nothing with the batched path), and calls (jit) are entered. The output blocks of every
+    device are written into the global results; devices an output is replicated over must
+    agree bit for bit.
+    """
+    # spmd._src.shard_map imports this module, so its helpers are read at call time.
+    from spmd._src.shard_map import _global_shape, _params_manual
+
+    closed: ClosedJaxpr = params["jaxpr"]
+    mesh: Mesh = params["mesh"]
+    manual = _params_manual(params)
+    sizes = dict(mesh.shape)
+    coords = [dict(zip(manual, c)) for c in itertools.product(*(range(sizes[a]) for a in manual))]
+    per_device_args = []
+    for c in coords:
+        blocks = []
+        for x, spec in zip(args, params["in_specs"]):
+            x = np.asarray(x)
+            blocks.append(x[_block_index(x.shape, spec, sizes, c)])
+        per_device_args.append(blocks)
+    with np.errstate(all="ignore"):  # as the kernels run elsewhere: inf and nan, silently
+        outs = _ref_eval(closed.jaxpr, closed.consts, per_device_args, coords, sizes)
+    results = []
+    for i, (spec, aval) in enumerate(zip(params["out_specs"], closed.out_avals)):
+        gshape = _global_shape(aval.shape, spec, sizes)
+        out = np.empty(gshape, dtype=aval.dtype)
+        written: dict = {}
+        for dev, c in enumerate(coords):
+            block = np.asarray(outs[dev][i], dtype=aval.dtype)
+            idx = _block_index(gshape, spec, sizes, c)
+            key = tuple((s.start, s.stop) for s in idx)
+            if key in written:
+                if block.tobytes() != written[key]:
+                    raise ValueError(
+                        f"shard_map reference: output {i} differs between devices along an "
+                        f"axis its out_specs {spec} replicate (device {c})."
+                    )
+                continue
+            written[key] = block.tobytes()
+            out[idx] = block
+        results.append(out)
+    return results
+
+
+def _block_index(shape, spec, sizes, coord) -> tuple:
+    # spmd._src.shard_map imports this module, so its helpers are read at call time.
+    from spmd._src.shard_map import _spec_entries
+
+    idx = []
+    for d, axes in zip(shape, _spec_entries(spec, len(shape))):
+        n, k = 1, 0
+        for a in axes:
+            k = k * sizes[a] + coord[a]
+            n *= sizes[a]
+        step = d // n
+        idx.append(slice(k * step, (k + 1) * step))
+    return tuple(idx)
+
+
+def _ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes) -> list[list]:
+    n = len(coords)
+    envs = [dict() for _ in range(n)]
+    for env, dev_args in zip(envs, per_device_args):
+        for v, c in zip(jaxpr.constvars, consts):
+            env[id(v)] = np.asarray(c._value if type(c) is Array else c)
+        for v, x in zip(jaxpr.invars, dev_args):
+            env[id(v)] = np.asarray(x)
+
+    def read(env, a):
+        if type(a) is core.Literal:
+            return np.asarray(a.val, dtype=a.aval.dtype)
+        return env[id(a)]
+
+    for eqn in jaxpr.eqns:
+        ins = [[read(env, a) for a in eqn.invars] for env in envs]
+        prim = eqn.primitive
+        if prim in _REF_COLLECTIVES:
+            outs = _ref_collective(eqn, [i[0] if i else None for i in ins], coords, sizes)
+            outs = [[o] for o in outs]
+        elif any(batching.refers_to_axis(prim, eqn.params, a) for a in coords[0]):
+            outs = _ref_higher_order(eqn, ins, coords, sizes)
+        else:
+            outs = []
+            for dev_ins in ins:
+                o = prim.impl(*dev_ins, **eqn.params)
+                outs.append(list(o) if prim.multiple_results else [o])
+        for env, o in zip(envs, outs):
+            for v, x in zip(eqn.outvars, o):
+                env[id(v)] = np.asarray(x, dtype=v.aval.dtype)
+    return [[read(env, a) for a in jaxpr.outvars] for env in envs]
+
+
+def _ref_run(closed, ins, coords, sizes):
+    j = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    consts = closed.consts if isinstance(closed, ClosedJaxpr) else []
+    return _ref_eval(j, consts, ins, coords, sizes)
+
+
+def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
+    """Equations whose inner jaxprs use the mesh axes, run in lockstep over the devices the
+    way the batched program runs them: every branch of a cond (each device keeps its own),
+    loops until no device continues (finished devices keep their carry)."""
+    prim, p, n = eqn.primitive, eqn.params, len(coords)
+    if prim.name == "cond" and "branches" in p:
+        per_branch = [_ref_run(b, [i[1:] for i in ins], coords, sizes) for b in p["branches"]]
+        last = len(p["branches"]) - 1
+        return [per_branch[min(max(int(ins[d][0]), 0), last)][d] for d in range(n)]
+    if prim.name == "while" and "body_jaxpr" in p:
+        cn, bn = p["cond_nconsts"], p["body_nconsts"]
+        cc = [i[:cn] for i in ins]
+        bc = [i[cn : cn + bn] for i in ins]
+        carry = [i[cn + bn :] for i in ins]
+        while True:
+            preds = _ref_run(p["cond_jaxpr"], [c + k for c, k in zip(cc, carry)], coords, sizes)
+            go = [bool(q[0]) for q in preds]
+            if not any(go):
+                return carry
+            new = _ref_run(p["body_jaxpr"], [b + k for b, k in zip(bc, carry)], coords, sizes)
+            carry = [new[d] if go[d] else carry[d] for d in range(n)]
+    if prim.name == "scan" and "num_carry" in p:
+        nc, nk, length = p["num_consts"], p["num_carry"], p["length"]
+        consts = [i[:nc] for i in ins]
+        carry = [i[nc : nc + nk] for i in ins]
+        xs = [i[nc + nk :] for i in ins]
+        ys: list[list] = [[None] * length for _ in range(n)]
+        order = range(length - 1, -1, -1) if p["reverse"] else range(length)
+        for t in order:
+            step = [c + k + [x[t] for x in xx] for c, k, xx in zip(consts, carry, xs)]
+            outs = _ref_run(p["jaxpr"], step, coords, sizes)
+            carry = [o[:nk] for o in outs]
+            for d in range(n):
+                ys[d][t] = outs[d][nk:]
+        stacked = [
+            [np.stack([ys[d][t][j] for t in range(length)]) for j in range(len(ys[d][0]))]
+            if length
+            else []
+            for d in range(n)
+        ]
+        return [carry[d] + stacked[d] for d in range(n)]
+    # spmd._src.shard_map imports this module, so its helpers are read at call time.
+    from spmd._src.shard_map import shard_map_p
+
+    inner = _call_jaxpr(eqn) if prim is not shard_map_p else None
+    if inner is not None:
+        consts = next(
+            (v.consts for v in p.values() if isinstance(v, ClosedJaxpr) and v.jaxpr is inner), []
+        )
+        return _ref_eval(inner, consts, ins, coords, sizes)
+    raise NotImplementedError(
+        f"shard_map reference: collectives inside '{prim.name}' are not supported"
+    )
+
+
+def _ref_participants(entries, lead_shape, dev, coords, sizes):
+    """For device ``dev``: the devices of its collective, as (combined index, member device,
+    local index) triples, and the combined index of each of its own local positions."""
+    names = [e for e in entries if type(e) is not int]
+    me = coords[dev]
+    members = [q for q, c in enumerate(coords) if all(c[a] == me[a] for a in me if a not in names)]
+    local = list(itertools.product(*(range(s) for s in lead_shape)))
+    table = []
+    for q in members:
+        for loc in local:
+            idx = 0
+            for e in entries:
+                if type(e) is int:
+                    idx = idx * lead_shape[e] + loc[e]
+                else:
+                    idx = idx * sizes[e] + coords[q][e]
+            table.append((idx, q, loc))
+    table.sort()
+    return table
+
+
+def _ref_collective(eqn, vals, coords, sizes) -> list:
+    prim, p = eqn.primitive, eqn.params
+    if prim is parallel.axis_index_p:
+        return [np.asarray(c[p["axis_name"]], dtype=np.int32) for c in coords]
+    key = "axes" if "axes" in p else "axis_name"
+    entries = p[key] if isinstance(p[key], tuple) else (p[key],)
+    k = sum(1 for e in entries if type(e) is int)
+    outs = []
+    for dev in range(len(coords)):
+        lead = vals[dev].shape[:k]
+        table = _ref_participants(entries, lead, dev, coords, sizes)
+        virt = [vals[q][loc] for _, q, loc in table]  # by combined index
+        groups = p.get("axis_index_groups")
+        if groups is None:
+            groups = [list(range(len(virt)))]
+        mine = {}
+        for idx, q, loc in table:
+            if q == dev:
+                mine[loc] = idx
+        results = {}
+        for loc, idx in mine.items():
+            grp = next(g for g in groups if idx in g)
+            results[loc] = _ref_one(prim, p, virt, list(grp), idx, vals[dev].dtype)
+        varying = prim not in (parallel.pbroadcast_p,) and (
+            p.get("axis_index_groups") is not None
+            or prim in (parallel.reduce_scatter_p, parallel.all_to_all_p, parallel.ppermute_p)
+        )
+        if k == 0:
+            outs.append(results[()])
+        elif varying:
+            first = results[next(iter(results))]
+            out = np.empty(tuple(lead) + np.shape(first), dtype=first.dtype)
+            for loc, r in results.items():
+                out[loc] = r
+            outs.append(out)
+        else:
+            outs.append(results[next(iter(results))])
+    return outs
+
+
+def _ref_sum(vals, dtype):
+    # Left fold; bfloat16 accumulates in float32 and rounds once (as XLA's CPU all-reduce).
+    acc_dtype = np.float32 if np.dtype(dtype).name == "bfloat16" else dtype
+    acc = np.array(vals[0], dtype=acc_dtype)
+    for v in vals[1:]:
+        acc = np.asarray(acc + np.asarray(v, acc_dtype), dtype=acc_dtype)
+    return acc.astype(dtype)
+
+
+def _ref_one(prim, p, virt, grp, me, dtype):
+    pos = grp.index(me)
+    if prim in (parallel.psum_p, parallel.psum_invariant_p):
+        return _ref_sum([virt[i] for i in grp], dtype)
+    if prim in (parallel.pmax_p, parallel.pmin_p):
+        op = np.maximum if prim is parallel.pmax_p else np.minimum
+        acc = np.array(virt[grp[0]], dtype=dtype)
+        for i in grp[1:]:
+            acc = np.asarray(op(acc, virt[i]), dtype=dtype)
+        return acc
+    if prim is parallel.pvary_p:
+        return virt[me]
+    if prim in (parallel.all_gather_p, parallel.all_gather_invariant_p):
+        parts = [virt[i] for i in grp]
+        a = p["all_gather_dimension"]
+        return np.concatenate(parts, axis=a) if p["tiled"] else np.stack(parts, axis=a)
+    if prim is parallel.reduce_scatter_p:
+        total = _ref_sum([virt[i] for i in grp], dtype)
+        sd = p["scatter_dimension"]
+        block = np.split(total, len(grp), axis=sd)[pos]
+        return block if p["tiled"] else np.squeeze(block, sd)
+    if prim is parallel.all_to_all_p:
+        parts = [np.split(virt[i], len(grp), axis=p["split_axis"])[pos] for i in grp]
+        return np.concatenate(parts, axis=p["concat_axis"])
+    if prim is parallel.ppermute_p:
+        for s, d in p["perm"]:
+            if d == me:
+                return virt[s]
+        return np.zeros_like(virt[me])
+    if prim is parallel.pbroadcast_p:
+        return virt[p["source"]]
+    raise NotImplementedError(f"shard_map reference: no rule for {prim.name}")
+
+
+_REF_COLLECTIVES = frozenset(parallel.vma_rules)
