@@ -20,16 +20,14 @@ are imported inside the functions that use them.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
 import subprocess
-import sys
 import timeit
 
 SHAPES: list[tuple[int, ...]] = [(), (8,), (100,)]
-ENV_JAX_PYTHON = "SPMD_BENCH_JAX_PYTHON"
+from _common import ENV_JAX_PYTHON, find_jax_python  # noqa: E402
 
 # The issue's targets: spmd time / JAX time at most this, for every shape.
 TARGETS = {"eager": 1.0, "jit": 1.5}
@@ -136,18 +134,6 @@ def measure(lib: str, repeat: int, min_time: float) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 # The JAX side, in a subprocess
-
-
-def find_jax_python(explicit: str | None) -> tuple[str | None, str]:
-    """The interpreter to run JAX with, and why that one (or why none)."""
-    if explicit:
-        return explicit, "--jax-python"
-    env = os.environ.get(ENV_JAX_PYTHON)
-    if env:
-        return env, ENV_JAX_PYTHON
-    if importlib.util.find_spec("jax") is not None:
-        return sys.executable, "current interpreter"
-    return None, "not found"
 
 
 def run_jax_worker(python: str, repeat: int, min_time: float) -> dict:

@@ -22,7 +22,6 @@ imported where they are used.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -34,7 +33,7 @@ import timeit
 SIZES = (784, 512, 512, 10)
 BATCH = 1024
 LR = 0.01
-ENV_JAX_PYTHON = "SPMD_BENCH_JAX_PYTHON"
+from _common import ENV_JAX_PYTHON, find_jax_python  # noqa: E402
 
 # spmd step time / other step time at most this.
 TARGETS = {"numpy": 1.2, "jax": 1.0}
@@ -204,18 +203,6 @@ def merge_rounds(rounds: list[dict]) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 # Workers: each library runs in a process of its own
-
-
-def find_jax_python(explicit: str | None) -> tuple[str | None, str]:
-    """The interpreter to run JAX with, and why that one (or why none)."""
-    if explicit:
-        return explicit, "--jax-python"
-    env = os.environ.get(ENV_JAX_PYTHON)
-    if env:
-        return env, ENV_JAX_PYTHON
-    if importlib.util.find_spec("jax") is not None:
-        return sys.executable, "current interpreter"
-    return None, "not found"
 
 
 def thread_env(threads: int | None) -> dict[str, str]:
