@@ -123,13 +123,24 @@ def valid_jaxtype(x: Any) -> bool:
 class Primitive:
     """A named operation. Each interpreter keeps its own table of rules for it."""
 
-    __slots__ = ("name", "multiple_results", "effectful", "impl", "abstract_eval", "__weakref__")
+    __slots__ = (
+        "name",
+        "multiple_results",
+        "effectful",
+        "fresh_outputs",
+        "impl",
+        "abstract_eval",
+        "__weakref__",
+    )
 
     def __init__(self, name: str, multiple_results: bool = False, effectful: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
         # Effectful primitives (debug callbacks) are kept by dead-code elimination.
         self.effectful = effectful
+        # The kernel always returns newly allocated arrays, never views of its operands: a
+        # compiled program may then reuse its results' buffers once they are dead.
+        self.fresh_outputs = False
         self.impl: Callable | None = None
         self.abstract_eval: Callable | None = None
 

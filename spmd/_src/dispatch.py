@@ -190,6 +190,8 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
         if type(a) is not Literal:
             last_use[id(a)] = len(jaxpr.eqns)
 
+    reusable = _reusable_buffers(jaxpr, last_use)
+
     for v, c in zip(jaxpr.constvars, consts, strict=True):
         names[id(v)] = bind_value("c", np.asarray(c) if type(c) is not Array else c._value)
     params = []
@@ -209,6 +211,8 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
         if eqn.primitive.multiple_results:
             lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
             lines.append(f"    {lhs or '_'} = {fn}({ins})")
+        elif i in reusable:
+            lines.append(f"    {outs[0]} = {fn}({ins}, out={names[reusable[i]]})")
         else:
             lines.append(f"    {outs[0]} = {fn}({ins})")
         dead = {
@@ -231,6 +235,64 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
 
     _compiled.__spmd_source__ = src
     return _compiled
+
+
+# Buffers smaller than this are not worth reusing (the call with out= costs about as much).
+_REUSE_MIN_SIZE = 4096
+
+
+def _is_ufunc_kernel(eqn: core.JaxprEqn) -> bool:
+    return isinstance(eqn.primitive.impl, np.ufunc) and not eqn.params
+
+
+def _reusable_buffers(jaxpr: Jaxpr, last_use: dict[int, int]) -> dict[int, int]:
+    """Equation index -> id of a dead operand whose buffer the equation can write into.
+
+    Like XLA's buffer reuse: an elementwise NumPy ufunc may write its result into an operand
+    of the same type that nothing reads afterwards. Only buffers this program allocated
+    itself are reused (results of fresh-output kernels), and only when no value that may be a
+    view of them (the result of any other primitive, e.g. a transpose) is still live.
+    """
+    invars = {id(v) for v in jaxpr.invars} | {id(v) for v in jaxpr.constvars}
+    # var -> the fresh buffers it may alias (itself, for a fresh result).
+    roots: dict[int, frozenset] = {}
+    for eqn in jaxpr.eqns:
+        fresh = (eqn.primitive.fresh_outputs or _is_ufunc_kernel(eqn)) and all(
+            v.aval.ndim for v in eqn.outvars
+        )
+        if fresh:
+            for v in eqn.outvars:
+                roots[id(v)] = frozenset((id(v),))
+        else:
+            inherited = frozenset().union(
+                *(roots.get(id(a), frozenset()) for a in eqn.invars if type(a) is not Literal)
+            )
+            for v in eqn.outvars:
+                roots[id(v)] = inherited
+    alias_last: dict[int, int] = {}
+    for vid, rs in roots.items():
+        for r in rs:
+            alias_last[r] = max(alias_last.get(r, -1), last_use.get(vid, -1))
+    out: dict[int, int] = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        if not _is_ufunc_kernel(eqn) or len(eqn.outvars) != 1:
+            continue
+        result = eqn.outvars[0].aval
+        if result.size < _REUSE_MIN_SIZE:
+            continue
+        for a in eqn.invars:
+            if (
+                type(a) is not Literal
+                and id(a) not in invars
+                and roots.get(id(a)) == frozenset((id(a),))
+                and last_use.get(id(a)) == i
+                and alias_last.get(id(a), -1) <= i
+                and a.aval.shape == result.shape
+                and a.aval.dtype == result.dtype
+            ):
+                out[i] = id(a)
+                break
+    return out
 
 
 def _fuse_transposed_dots(jaxpr: Jaxpr) -> Jaxpr:

@@ -449,6 +449,7 @@ def _dot_general_transpose(
 dot_general_p = core.Primitive("dot_general")
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
 dot_general_p.def_impl(_dot_general_impl)
+dot_general_p.fresh_outputs = True  # a matmul result (possibly reshaped) is a new buffer
 core.pp_param_rules[dot_general_p] = _dot_general_pp
 batching.primitive_batchers[dot_general_p] = _dot_general_vmap
 defjvp(dot_general_p, _dot_general_jvp_lhs, _dot_general_jvp_rhs)
