@@ -74,6 +74,10 @@ def _select2(which, on_false, on_true):
     mask = which.view(np.uint8).astype(u)
     np.negative(mask, out=mask)
     f = on_false.view(u)
+    if not any(on_false.strides) and not f.flat[0]:
+        # Selecting against broadcast +0 (the ReLU backward pass) is just a masked AND.
+        np.bitwise_and(mask, on_true.view(u), out=mask)
+        return mask.view(on_false.dtype)
     t = np.bitwise_xor(f, on_true.view(u))
     np.bitwise_and(t, mask, out=t)
     np.bitwise_xor(t, f, out=t)
