@@ -185,7 +185,39 @@ def inspect_array_sharding(value: Any, *, callback: Callable[[Sharding], None]) 
         callback(leaf.sharding if isinstance(leaf, Array) else Array(leaf).sharding)
 
 
+def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs: Any) -> None:
+    """Call ``fn(*args, **kwargs)`` with the values the program computes, when it runs: eagerly
+    at once, under jit when the program runs, inside pmap/shard_map/vmap once per device (or
+    per mapped element) in device order. ``ordered`` is accepted; calls always run in order.
+
+    >>> spmd.debug.callback(print, jnp.arange(2))  # doctest: +SKIP
+    [0 1]
+    """
+    from spmd._src import tree_util as tu
+    from spmd._src.lax.callback import debug_callback
+
+    leaves, treedef = tu.tree_flatten((args, kwargs))
+
+    def call(*vals):
+        a, kw = tu.tree_unflatten(treedef, list(vals))
+        fn(*a, **kw)
+
+    debug_callback(call, *leaves, name=getattr(fn, "__name__", "callback"))
+
+
+def debug_print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
+    """``print(fmt.format(*args, **kwargs))`` with the values the program computes (see
+    ``callback`` for when and how often).
+
+    >>> spmd.debug.print("x = {x}", x=jnp.arange(3))  # doctest: +SKIP
+    x = [0 1 2]
+    """
+    callback(lambda *a, **kw: print(fmt.format(*a, **kw)), *args, **kwargs)
+
+
 __all__ = [
+    "callback",
+    "debug_print",
     "inspect_array_sharding",
     "sharding_text",
     "visualize_array_sharding",

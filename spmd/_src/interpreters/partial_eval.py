@@ -177,6 +177,13 @@ def convert_constvars_jaxpr(closed: ClosedJaxpr) -> tuple[Jaxpr, list[Any]]:
     return Jaxpr([], j.constvars + j.invars, j.outvars, j.eqns, j.debug_info), closed.consts
 
 
+def has_effects(eqn: JaxprEqn) -> bool:
+    """An effectful primitive, or a call/control-flow/map whose body holds one."""
+    if eqn.primitive.effectful:
+        return True
+    return any(has_effects(e) for inner in core._jaxprs_in_params(eqn.params) for e in inner.eqns)
+
+
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
     """Drop equations whose results are never used (all primitives here are pure)."""
     outvars = (
@@ -187,7 +194,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
     live = {id(v) for v in outvars if type(v) is Var}
     new_eqns = []
     for eqn in reversed(jaxpr.eqns):
-        if any(id(v) in live for v in eqn.outvars) or getattr(eqn.primitive, "effectful", False):
+        if any(id(v) in live for v in eqn.outvars) or has_effects(eqn):
             new_eqns.append(eqn)
             live.update(id(a) for a in eqn.invars if type(a) is Var)
     new_eqns.reverse()
