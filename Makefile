@@ -37,6 +37,7 @@ $(EXAMPLES_STAMP): $(STAMP)
 demo: venv $(EXAMPLES_STAMP)
 	$(PY) -m spmd.demo
 	$(PY) examples/mlp_digits.py
+	$(PY) examples/data_parallel.py
 
 bench: venv
 	$(PY) bench/run.py

@@ -5,8 +5,10 @@ seeds 0-4; the full 30 epochs reach 97-99%)."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sklearn")
@@ -76,3 +78,17 @@ def test_mlp_digits_params_are_a_pytree_of_layers(mlp_digits):
 def test_mlp_digits_unknown_backend(mlp_digits):
     with pytest.raises(ValueError, match="use_backend: backend must be 'spmd' or 'jax'"):
         mlp_digits.use_backend("torch")
+
+
+def test_data_parallel_runs_follow_the_single_device_loss_curve(one_blas_thread):
+    pytest.importorskip("sklearn")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+    import data_parallel
+
+    runs = data_parallel.train(epochs=3, progress=False)
+    base = np.array(runs["single device"]["losses"])
+    assert base[-1] < base[0]
+    for name in ("pmap", "shard_map"):
+        curve = np.array(runs[name]["losses"])
+        np.testing.assert_allclose(curve, base, rtol=1e-5)
+        assert abs(runs[name]["test_accuracy"] - runs["single device"]["test_accuracy"]) < 0.01
