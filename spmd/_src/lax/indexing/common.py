@@ -188,3 +188,18 @@ __all__ = [
     "GatherScatterMode",
     "ScatterDimensionNumbers",
 ]
+
+
+def check_batching_dims(fn, operand_shape, batch_shape, operand_dims, index_dims, index_name):
+    """Gather's and scatter's batching dimensions pair up one to one, with equal sizes."""
+    if len(operand_dims) != len(index_dims):
+        raise TypeError(
+            f"{fn}: operand_batching_dims {operand_dims} and {index_name} {index_dims} must "
+            "have the same length."
+        )
+    for od, ib in zip(operand_dims, index_dims):
+        if operand_shape[od] != batch_shape[ib]:
+            raise TypeError(
+                f"{fn}: operand batching dimension {od} (size {operand_shape[od]}) and indices "
+                f"batching dimension {ib} (size {batch_shape[ib]}) must have the same size."
+            )

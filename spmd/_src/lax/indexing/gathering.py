@@ -24,6 +24,7 @@ from spmd._src.lax.indexing.common import (
     _static_fill,
     _window_index,
     _window_starts,
+    check_batching_dims,
 )
 from spmd._src.lax.rules import defjvp, moveaxis
 
@@ -111,18 +112,14 @@ def _gather_shape(operand, indices, dimension_numbers, slice_sizes) -> tuple[int
             f"{fn}: start_index_map {dn.start_index_map} and operand_batching_dims "
             f"{dn.operand_batching_dims} must be disjoint."
         )
-    if len(dn.operand_batching_dims) != len(dn.start_indices_batching_dims):
-        raise TypeError(
-            f"{fn}: operand_batching_dims {dn.operand_batching_dims} and "
-            f"start_indices_batching_dims {dn.start_indices_batching_dims} must have the same "
-            "length."
-        )
-    for od, ib in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
-        if operand.shape[od] != batch_shape[ib]:
-            raise TypeError(
-                f"{fn}: operand batching dimension {od} (size {operand.shape[od]}) and indices "
-                f"batching dimension {ib} (size {batch_shape[ib]}) must have the same size."
-            )
+    check_batching_dims(
+        fn,
+        operand.shape,
+        batch_shape,
+        dn.operand_batching_dims,
+        dn.start_indices_batching_dims,
+        "start_indices_batching_dims",
+    )
     for d in dn.collapsed_slice_dims + dn.operand_batching_dims:
         if slice_sizes[d] > 1:
             raise TypeError(

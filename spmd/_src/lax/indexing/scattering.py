@@ -26,6 +26,7 @@ from spmd._src.lax.indexing.common import (
     _is_int_dtype,
     _window_index,
     _window_starts,
+    check_batching_dims,
 )
 from spmd._src.lax.indexing.gathering import _shift, gather
 from spmd._src.lax.rules import bdim_at_front, defjvp
@@ -71,18 +72,14 @@ def _scatter_shape_check(fn, operand, indices, updates, dn: ScatterDimensionNumb
             f"{fn}: inserted_window_dims {dn.inserted_window_dims} and operand_batching_dims "
             f"{dn.operand_batching_dims} must be disjoint."
         )
-    if len(dn.operand_batching_dims) != len(dn.scatter_indices_batching_dims):
-        raise TypeError(
-            f"{fn}: operand_batching_dims {dn.operand_batching_dims} and "
-            f"scatter_indices_batching_dims {dn.scatter_indices_batching_dims} must have the "
-            "same length."
-        )
-    for od, ib in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
-        if operand.shape[od] != batch_shape[ib]:
-            raise TypeError(
-                f"{fn}: operand batching dimension {od} (size {operand.shape[od]}) and indices "
-                f"batching dimension {ib} (size {batch_shape[ib]}) must have the same size."
-            )
+    check_batching_dims(
+        fn,
+        operand.shape,
+        batch_shape,
+        dn.operand_batching_dims,
+        dn.scatter_indices_batching_dims,
+        "scatter_indices_batching_dims",
+    )
     window_dims = [
         d
         for d in range(operand.ndim)
