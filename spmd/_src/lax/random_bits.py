@@ -412,14 +412,22 @@ def fma32(a, b, c) -> np.ndarray:
 
 
 def _fix_ties(p, r, c, out, tie):
-    pb, rb, cb = np.broadcast_arrays(p, r, c)
+    # Sums of two float32 values are exact in float64 and often land on a tie: only the few
+    # tie elements are looked at again.
+    shape = np.shape(r)
+    out = np.array(out, _F32).reshape(-1)
+    idx = np.flatnonzero(tie)
+    pb = np.broadcast_to(p, shape).reshape(-1)[idx]
+    cb = np.broadcast_to(c, shape).reshape(-1)[idx]
+    rb = np.reshape(r, -1)[idx]
     bb = rb - pb
     err = (pb - (rb - bb)) + (cb - bb)  # exact: p + c == r + err (TwoSum)
-    above = out.astype(np.float64) > r
-    lo = np.where(above, np.nextafter(out, _F32(-np.inf)), out)
-    hi = np.where(above, out, np.nextafter(out, _F32(np.inf)))
-    fixed = np.where(err > 0, hi, lo)
-    return np.where(tie & (err != 0), fixed, out).astype(_F32)
+    o = out[idx]
+    above = o.astype(np.float64) > rb
+    lo = np.where(above, np.nextafter(o, _F32(-np.inf)), o)
+    hi = np.where(above, o, np.nextafter(o, _F32(np.inf)))
+    out[idx] = np.where(err == 0, o, np.where(err > 0, hi, lo))
+    return out.reshape(shape)
 
 
 def log_f32(x) -> np.ndarray:
@@ -455,7 +463,22 @@ def log1p_f32(x) -> np.ndarray:
     """XLA CPU's float32 ``log1p``: a Cephes rational approximation for |x| < sqrt(2) - 1,
     ``log(1 + x)`` elsewhere."""
     x = np.asarray(x, _F32)
-    large = log_f32(x + _F32(1))
+    if x.ndim != 1:
+        return log1p_f32(x.reshape(-1)).reshape(x.shape)
+    small = np.abs(x) < _c(0x3ED413CD)
+    if small.all():
+        return _log1p_small(x)
+    if not small.any():
+        return log_f32(x + _F32(1))
+    # Each branch on its own elements only: XLA computes both and selects, with the same bits.
+    out = np.empty_like(x)
+    out[small] = _log1p_small(x[small])
+    large = ~small
+    out[large] = log_f32(x[large] + _F32(1))
+    return out
+
+
+def _log1p_small(x: np.ndarray) -> np.ndarray:
     x2 = x * x
     den = np.ones_like(x)
     for h in _LOG1P_DEN:
@@ -463,8 +486,7 @@ def log1p_f32(x) -> np.ndarray:
     num = np.full_like(x, _F32(4.527e-05))
     for h in _LOG1P_NUM:
         num = fma32(num, x, _c(h))
-    small = x + fma32(x2, _F32(-0.5), (x * x2) * (num / den))
-    return np.where(np.abs(x) < _c(0x3ED413CD), small, large).astype(_F32)
+    return (x + fma32(x2, _F32(-0.5), (x * x2) * (num / den))).astype(_F32)
 
 
 _ERF_INV_LT5 = np.array(
@@ -481,14 +503,25 @@ def erf_inv_f32(x) -> np.ndarray:
     """XLA's float32 ``erf_inv`` (Giles' single-precision polynomials in ``w = -log1p(-x*x)``)
     with XLA CPU's log1p and fused multiply-adds."""
     x = np.asarray(x, _F32)
+    if x.ndim != 1:
+        return erf_inv_f32(x.reshape(-1)).reshape(x.shape)
     nl = log1p_f32(-(x * x))  # -w
     lt = nl > _F32(-5)
-    z = np.where(lt, _F32(-2.5) - nl, np.sqrt(-nl) - _F32(3))
-    p = np.where(lt, _ERF_INV_LT5[0], _ERF_INV_GE5[0])
-    for lo, hi in zip(_ERF_INV_LT5[1:], _ERF_INV_GE5[1:]):
-        p = fma32(p, z, np.where(lt, lo, hi))
+    # |x| < 0.9966 (w < 5) for all but a few elements: evaluate that polynomial everywhere and
+    # redo the tail elements with the other one (XLA evaluates both and selects).
+    p = _erf_inv_poly(_F32(-2.5) - nl, _ERF_INV_LT5)
+    if not lt.all():
+        ge = ~lt
+        p[ge] = _erf_inv_poly(np.sqrt(-nl[ge]) - _F32(3), _ERF_INV_GE5)
     p = np.where(np.abs(x) == 1, _F32(np.inf), p)
     return (x * p).astype(_F32)
+
+
+def _erf_inv_poly(z: np.ndarray, coefs: np.ndarray) -> np.ndarray:
+    p = np.full_like(z, coefs[0])
+    for c in coefs[1:]:
+        p = fma32(p, z, c)
+    return p
 
 
 _ERF_P = (0x3D50B6EB, 0x3E3DA740, 0x3F906EBA)
@@ -512,6 +545,25 @@ def erf_f32(x) -> np.ndarray:
     return np.where(big, np.copysign(_F32(1), x), (xc * p) / q).astype(_F32)
 
 
+# Unary kernels run over blocks of this many elements: their few hundred NumPy passes then stay
+# in cache, and temporaries stay small (big ones cost page faults on every allocation).
+_BLOCK = 8192
+
+
+def _blockwise(kernel):
+    def run(x):
+        x = np.asarray(x)
+        if x.size <= _BLOCK:
+            return kernel(x)
+        flat = x.reshape(-1)
+        out = np.empty(flat.shape, _F32)
+        for i in range(0, flat.size, _BLOCK):
+            out[i : i + _BLOCK] = kernel(flat[i : i + _BLOCK])
+        return out.reshape(x.shape)
+
+    return run
+
+
 def _via_f32(kernel, f64_kernel):
     """The NumPy kernel of an ``xla_*`` primitive: float32 kernel for float32 (and, through
     float32, for narrower floats), ``f64_kernel`` for float64."""
@@ -529,7 +581,7 @@ def _via_f32(kernel, f64_kernel):
 
 def _xla_unop(name: str, kernel, f64_kernel) -> core.Primitive:
     prim = core.Primitive(name)
-    prim.def_impl(_via_f32(kernel, f64_kernel))
+    prim.def_impl(_via_f32(_blockwise(kernel), f64_kernel))
 
     def abstract_eval(x):
         check_dtype_kind(name, float_dtypes, x)
