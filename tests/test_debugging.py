@@ -65,3 +65,88 @@ def test_callback_gets_values():
     ((a, b),) = seen
     np.testing.assert_array_equal(np.asarray(a), [0, 1])
     np.testing.assert_array_equal(np.asarray(b), [1, 2])
+
+
+# Values that do not vary over the map. JAX 0.10 (the oracle): pmap and shard_map under jit
+# print once per device; vmap, with or without axis_name, prints once.
+
+
+def test_unvarying_print_once_per_device_under_pmap(capsys):
+    spmd.pmap(lambda x: (spmd.debug.print("hi {}", 1.0), spmd.debug.print("c"), x)[2])(
+        jnp.arange(4.0)
+    )
+    # Each print runs on every device (in device order) before the next one.
+    assert lines(capsys) == ["hi 1.0"] * 4 + ["c"] * 4
+
+
+def test_unvarying_print_once_per_device_under_shard_map_2d(capsys):
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+
+    def body(a, b):
+        spmd.debug.print("s {} {}", 2, b)
+        return a
+
+    f = spmd.shard_map(
+        body, mesh=mesh, in_specs=(spmd.P(("x", "y")), spmd.P()), out_specs=spmd.P(("x", "y"))
+    )
+    f(jnp.arange(8.0), jnp.float32(7))
+    assert lines(capsys) == ["s 2 7.0"] * 8
+
+
+def test_unvarying_print_once_under_vmap(capsys):
+    spmd.vmap(lambda x: (spmd.debug.print("c {}", 1.0), x)[1])(jnp.arange(3.0))
+    spmd.vmap(lambda x: (spmd.debug.print("n"), x)[1], axis_name="i")(jnp.arange(3.0))
+    spmd.vmap(lambda x, y: (spmd.debug.print("y {}", y), x)[1], in_axes=(0, None))(
+        jnp.arange(3.0), 5.0
+    )
+    # Inside pmap, an unvarying print in a vmap happens once per device, not per vmap index.
+    spmd.pmap(spmd.vmap(lambda x: (spmd.debug.print("vp"), x)[1]))(jnp.arange(8.0).reshape(4, 2))
+    assert lines(capsys) == ["c 1.0", "n", "y 5.0"] + ["vp"] * 4
+
+
+def test_print_in_nested_pmap_runs_row_major(capsys):
+    lax = spmd.lax
+
+    def inner(x):
+        spmd.debug.print("{} {} {}", lax.axis_index("i"), lax.axis_index("j"), x)
+        spmd.debug.print("same")
+        return x
+
+    f = spmd.pmap(spmd.pmap(inner, axis_name="j"), axis_name="i")
+    f(jnp.arange(8.0).reshape(2, 4))
+    want = [f"{d // 4} {d % 4} {float(d)}" for d in range(8)] + ["same"] * 8
+    assert lines(capsys) == want
+    # A vmap outside a pmap is the outer map: its index is major.
+    spmd.vmap(spmd.pmap(lambda x: (spmd.debug.print("{}", x), x)[1]))(jnp.arange(6.0).reshape(3, 2))
+    assert lines(capsys) == [str(float(i)) for i in range(6)]
+
+
+def test_unvarying_print_per_device_at_run_time_under_jit(capsys):
+    f = spmd.jit(spmd.pmap(lambda x: (spmd.debug.print("jp"), x)[1]))
+    g = spmd.pmap(lambda x: (spmd.jit(lambda: spmd.debug.print("ji"))(), x)[1])
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    h = spmd.jit(
+        spmd.shard_map(
+            lambda a: (spmd.debug.print("sj"), a)[1],
+            mesh=mesh,
+            in_specs=spmd.P("x", "y"),
+            out_specs=spmd.P("x", "y"),
+        )
+    )
+    f(jnp.arange(3.0))
+    f(jnp.arange(3.0))
+    g(jnp.arange(2.0))
+    h(jnp.zeros((2, 4)))
+    assert lines(capsys) == ["jp"] * 6 + ["ji"] * 2 + ["sj"] * 8
+
+
+def test_callback_with_unbatched_argument_under_pmap():
+    seen = []
+
+    def f(x, y):
+        spmd.debug.callback(lambda a, b: seen.append((float(a), float(b))), x, y)
+        spmd.debug.callback(lambda b: seen.append(float(b)), y)
+        return x
+
+    spmd.pmap(f, in_axes=(0, None))(jnp.arange(4.0), 5.0)
+    assert seen == [(0.0, 5.0), (1.0, 5.0), (2.0, 5.0), (3.0, 5.0)] + [5.0] * 4

@@ -187,8 +187,10 @@ def inspect_array_sharding(value: Any, *, callback: Callable[[Sharding], None]) 
 
 def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs: Any) -> None:
     """Call ``fn(*args, **kwargs)`` with the values the program computes, when it runs: eagerly
-    at once, under jit when the program runs, inside pmap/shard_map/vmap once per device (or
-    per mapped element) in device order. ``ordered`` is accepted; calls always run in order.
+    at once, under jit each time the program runs. Inside pmap and shard_map: once per device,
+    in device order (row-major over nested maps and mesh axes), even when the values are the
+    same on every device. Inside vmap: once per mapped element when an argument is batched,
+    once when none is (as JAX). ``ordered`` is accepted; calls always run in order.
 
     >>> spmd.debug.callback(print, jnp.arange(2))  # doctest: +SKIP
     [0 1]

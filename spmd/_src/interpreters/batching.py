@@ -11,6 +11,11 @@ interpreting before vmap (eager evaluation, a jaxpr being built, another vmap...
 carries a name and size (``AxisData``): collectives over that name are the batching rules of
 their primitives, reducing or permuting over the batch dimension.
 
+An axis whose indices are devices (shard_map's mesh axes, hence pmap) runs the program once per
+device: a primitive in ``per_device_primitives`` (a debug callback) happens on every device even
+when none of its operands varies over the axis, so its rule runs though nothing is batched. A
+vmap axis keeps JAX's vmap semantics: such a primitive, unbatched, happens once.
+
 >>> # spmd.vmap(f)(x) runs f once on BatchTracers whose batch_dim is 0.
 """
 
@@ -36,6 +41,12 @@ primitive_batchers: dict[core.Primitive, Callable] = {}
 axis_name_params: dict[core.Primitive, Callable[[dict], tuple]] = {}
 _jaxpr_axis_names: dict[int, tuple[Any, frozenset]] = {}
 
+# Primitives whose batching rule runs on a device axis (``AxisData.per_device``) even when no
+# operand is batched: their effect happens once per device, not once for all devices.
+# Higher-order primitives whose inner jaxprs hold one are batched too, so that it is reached.
+per_device_primitives: set[core.Primitive] = set()
+_jaxpr_per_device: dict[int, tuple[Any, bool]] = {}
+
 
 def _names_in_jaxpr(jaxpr: core.Jaxpr) -> frozenset:
     hit = _jaxpr_axis_names.get(id(jaxpr))
@@ -56,6 +67,28 @@ def _names_in_jaxpr(jaxpr: core.Jaxpr) -> frozenset:
     return out
 
 
+def _per_device_in_jaxpr(jaxpr: core.Jaxpr) -> bool:
+    hit = _jaxpr_per_device.get(id(jaxpr))
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1]
+    out = any(
+        eqn.primitive in per_device_primitives
+        or any(_per_device_in_jaxpr(j) for j in core._jaxprs_in_params(eqn.params))
+        for eqn in jaxpr.eqns
+    )
+    if len(_jaxpr_per_device) > 512:
+        _jaxpr_per_device.clear()
+    _jaxpr_per_device[id(jaxpr)] = (jaxpr, out)
+    return out
+
+
+def runs_per_device(prim: core.Primitive, params: dict) -> bool:
+    """Is ``prim`` (or a primitive in its inner jaxprs) one that happens once per device?"""
+    return prim in per_device_primitives or any(
+        _per_device_in_jaxpr(j) for j in core._jaxprs_in_params(params)
+    )
+
+
 def refers_to_axis(prim: core.Primitive, params: dict, name: Any) -> bool:
     """Does ``prim`` (with ``params``) use the named axis, itself or in an inner jaxpr?"""
     fn = axis_name_params.get(prim)
@@ -65,25 +98,34 @@ def refers_to_axis(prim: core.Primitive, params: dict, name: Any) -> bool:
 
 
 class AxisData:
-    """The mapped axis of a BatchTrace: its name (or None), size and SPMD mesh axis name."""
+    """The mapped axis of a BatchTrace: its name (or None), size, SPMD mesh axis name, and
+    whether its indices are devices (``per_device``; ``None``: decided by ``batch_fun``)."""
 
-    __slots__ = ("name", "size", "spmd_name")
+    __slots__ = ("name", "size", "spmd_name", "per_device", "env_depth")
 
-    def __init__(self, name: Any, size: int, spmd_name: Any = None) -> None:
+    def __init__(
+        self, name: Any, size: int, spmd_name: Any = None, per_device: bool | None = None
+    ) -> None:
         self.name, self.size, self.spmd_name = name, size, spmd_name
+        self.per_device = per_device
+        # How many axis names were bound when the map started (set by batch_fun; not part of
+        # the identity): names bound after that belong to maps running inside this one.
+        self.env_depth: int | None = None
+
+    def _key(self) -> tuple:
+        return (self.name, self.size, self.spmd_name, self.per_device)
 
     def __repr__(self) -> str:
-        return f"AxisData(name={self.name!r}, size={self.size}, spmd_name={self.spmd_name!r})"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, AxisData) and (self.name, self.size, self.spmd_name) == (
-            other.name,
-            other.size,
-            other.spmd_name,
+        return (
+            f"AxisData(name={self.name!r}, size={self.size}, spmd_name={self.spmd_name!r}, "
+            f"per_device={self.per_device!r})"
         )
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AxisData) and self._key() == other._key()
+
     def __hash__(self) -> int:
-        return hash((self.name, self.size, self.spmd_name))
+        return hash(self._key())
 
 
 def _aval_without(aval: ShapedArray, dim: int) -> ShapedArray:
@@ -128,8 +170,11 @@ class BatchTrace(core.Trace):
             v, d = self.to_batch_info(x)
             vals.append(v)
             dims.append(d)
-        if all(d is None for d in dims) and (
-            self.axis_data.name is None or not refers_to_axis(prim, params, self.axis_data.name)
+        axis = self.axis_data
+        if (
+            all(d is None for d in dims)
+            and (axis.name is None or not refers_to_axis(prim, params, axis.name))
+            and not (axis.per_device and runs_per_device(prim, params))
         ):
             # Nothing here depends on the mapped axis: compute once, unbatched.
             with core.set_current_trace(self.parent_trace):
@@ -170,6 +215,18 @@ def batch_fun(
 ) -> tuple[list[Any], list[int | None]]:
     """Run ``fun`` (flat args -> flat outputs) with the given args batched along ``in_dims``;
     returns the output values and their batch dimensions (``None``: unbatched)."""
+    per_device = axis_data.per_device
+    if per_device is None:
+        # A map over devices binds its axis name for the whole body before batching it
+        # (shard_map's mesh axes; pmap is shard_map); vmap binds its name here, fresh. Maps
+        # that know pass ``per_device`` themselves.
+        bound = any(n == axis_data.name for n, _ in core.trace_ctx.axis_env)
+        per_device = axis_data.name is not None and bound
+    depth = axis_data.env_depth
+    axis_data = AxisData(axis_data.name, axis_data.size, axis_data.spmd_name, per_device)
+    # A map batching an inner jaxpr (a shard_map or jit in its body) is the same map: it keeps
+    # the depth at which it started.
+    axis_data.env_depth = len(core.trace_ctx.axis_env) if depth is None else depth
     trace = BatchTrace(core.trace_ctx.trace, axis_data)
     tracers = [trace.wrap(v, d) for v, d in zip(in_vals, in_dims, strict=True)]
     with core.set_current_trace(trace):
@@ -179,6 +236,18 @@ def batch_fun(
             with core.extend_axis_env(axis_data.name, axis_data.size):
                 outs = fun(*tracers)
     return batch_subtrace_values(trace, outs)
+
+
+def names_bound_inside(axis_data: AxisData) -> frozenset:
+    """The axis names bound by maps running inside the map of ``axis_data`` (its trace's rules
+    run within it): those bound since that map started, not already bound then. A map applied to
+    a shard_map batches the shard_map's body under the mesh axes, which are then inside it."""
+    start = axis_data.env_depth
+    if start is None:
+        return frozenset()
+    env = core.trace_ctx.axis_env
+    before = {name for name, _ in env[:start]}
+    return frozenset(name for name, _ in env[start:] if name not in before)
 
 
 # closed jaxpr -> {(axis, in_dims): result}, kept as long as the jaxpr lives.

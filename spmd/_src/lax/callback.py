@@ -1,10 +1,18 @@
 """``debug_callback``: call Python with the values of a running program.
 
-An effectful primitive (kept by dead-code elimination). Under a named-axis map (vmap, pmap,
-shard_map) it runs once per device with that device's values, in device order: each batching
-trace moves its batch dimension to the front and rebinds, counting the stacked dimensions in
-``stacked``; the trace of the first mesh axis is outermost, so its dimension ends up first and
-the kernel's row-major loop over the stacked dimensions visits devices in mesh order.
+An effectful primitive (kept by dead-code elimination). Inside maps over devices (pmap,
+shard_map) it runs once per device with that device's values, in device order, even when the
+values do not vary over the devices (``debug.print("hi")`` inside a pmap over 4 devices prints 4
+lines). Inside vmap it runs once per batch index when an argument is batched, and once when none
+is (as in JAX).
+
+How: each batching trace moves its batch dimension into ``stacked`` place (broadcasting the
+arguments that do not vary over it) and rebinds, adding its axis to ``stacked``; the kernel loops
+over the stacked dimensions in row-major order. Usually the trace of an outer map meets the
+callback after the inner ones, and its dimension goes in front. Not always: a map applied to a
+shard_map (pmap inside pmap) batches the shard_map's body before the inner mesh axes do, so each
+stacked axis records the axis names bound inside its map (``inside``), and a later trace of one of
+those names goes after it. The result is row-major over (outer, inner) devices.
 
 >>> spmd.jit(lambda x: spmd.debug.print("x = {}", x))(jnp.arange(3))  # doctest: +SKIP
 x = [0 1 2]
@@ -40,18 +48,37 @@ class _Callback:
         return self.name
 
 
+class _Stacked:
+    """One stacked map dimension of a callback's arguments: the axis name (None for an unnamed
+    vmap), its size, and the axis names bound inside that map when it was stacked."""
+
+    __slots__ = ("name", "size", "inside")
+
+    def __init__(self, name: Any, size: int, inside: frozenset) -> None:
+        self.name, self.size, self.inside = name, size, inside
+
+    def _key(self) -> tuple:
+        return (self.name, self.size, self.inside)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Stacked) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"{self.name}:{self.size}"
+
+
 def debug_callback(callback: Callable[..., Any], *args: Any, name: str = "callback") -> None:
     """Call ``callback(*values)`` when the program runs (once per device inside maps)."""
-    debug_callback_p.bind(*args, callback=_Callback(callback, name), stacked=0)
+    debug_callback_p.bind(*args, callback=_Callback(callback, name), stacked=())
 
 
-def _impl(*args, callback: _Callback, stacked: int):
-    if not stacked:
-        callback.fn(*args)
-        return []
-    lead = args[0].shape[:stacked] if args else ()
-    for idx in itertools.product(*(range(n) for n in lead)):
-        callback.fn(*(np.asarray(a[idx]) for a in args))
+def _impl(*args, callback: _Callback, stacked: tuple):
+    # Every argument carries all the stacked dimensions in front (the rule broadcasts).
+    for idx in itertools.product(*(range(s.size) for s in stacked)):
+        callback.fn(*(np.asarray(a[idx]) if idx else a for a in args))
     return []
 
 
@@ -60,12 +87,16 @@ def _abstract_eval(*avals, callback, stacked):
 
 
 def _vmap_rule(axis_data, vals, dims, *, callback, stacked):
-    from spmd._src.lax.rules import bdim_at_front
+    from spmd._src.lax.rules import bdim_to
 
-    # This trace's dimension goes in front of the ones inner traces stacked: the outermost
-    # trace (the first mesh axis) ends up first, which makes the loop run in device order.
-    moved = [bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
-    debug_callback_p.bind(*moved, callback=callback, stacked=stacked + 1)
+    name = axis_data.name
+    # Go after the stacked axes of maps that enclose this one (see the module docstring).
+    k = 0
+    while k < len(stacked) and name is not None and name in stacked[k].inside:
+        k += 1
+    moved = [bdim_to(v, d, k, axis_data.size) for v, d in zip(vals, dims)]
+    here = _Stacked(name, axis_data.size, batching.names_bound_inside(axis_data))
+    debug_callback_p.bind(*moved, callback=callback, stacked=stacked[:k] + (here,) + stacked[k:])
     return [], []
 
 
@@ -73,6 +104,7 @@ debug_callback_p = core.Primitive("debug_callback", multiple_results=True, effec
 debug_callback_p.def_impl(_impl)
 debug_callback_p.def_abstract_eval(_abstract_eval)
 batching.primitive_batchers[debug_callback_p] = _vmap_rule
+batching.per_device_primitives.add(debug_callback_p)
 # A callback has no outputs: nothing to differentiate, it just sees the primal values.
 ad.primitive_jvps[debug_callback_p] = lambda primals, tangents, out, **params: []
 
