@@ -2,7 +2,12 @@
 
     python bench/run.py                      # all of them
     python bench/run.py dispatch             # only bench_dispatch.py
+    python bench/run.py pmap collectives     # the SPMD ones: bench_pmap.py, bench_collectives.py
     python bench/run.py --jax-python PATH    # options are passed on to every benchmark
+
+Benchmarks: dispatch (per-call overhead), mlp (a training step), pmap (seed 001's
+pmap(vmap(dot)) and pmap/shard_map dispatch), collectives (psum, all_gather, psum_scatter,
+all_to_all, ppermute bandwidth next to memcpy).
 
 Benchmarks print their own tables; they are not tests and assert nothing.
 """
@@ -16,6 +21,9 @@ from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 
+# Options of the benchmarks that take no value: the word after one of these is a name.
+FLAGS = {"--profile"}
+
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -25,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     for a in argv:
         if a.startswith("-"):
             passed.append(a)
-            prev_opt = "=" not in a
+            prev_opt = "=" not in a and a not in FLAGS
         elif prev_opt:
             passed.append(a)
             prev_opt = False
