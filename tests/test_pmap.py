@@ -237,16 +237,6 @@ def test_grad_of_pmap_with_replicated_argument():
 # Bad input
 
 
-def test_inconsistent_sizes_name_both_arguments():
-    with pytest.raises(ValueError) as e:
-        jax.pmap(lambda a, b: a + b)(jnp.ones((3, 2)), jnp.ones((4, 2)))
-    assert str(e.value) == (
-        "pmap got inconsistent sizes for array axes to be mapped:\n"
-        "  * one axis had size 3: axis 0 of argument a of type float32[3,2];\n"
-        "  * one axis had size 4: axis 0 of argument b of type float32[4,2]"
-    )
-
-
 def test_devices_and_mapped_size_differ():
     with pytest.raises(ValueError, match=r"mapped axis has size 3, but 2 devices were passed"):
         jax.pmap(lambda a: a, devices=jax.devices()[:2])(np.zeros(3))

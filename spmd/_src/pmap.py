@@ -66,8 +66,12 @@ def _type_str(x: Any) -> str:
     return f"{a.dtype.name}[{','.join(map(str, a.shape))}]"
 
 
-def _flat_axes(in_axes: Any, args: tuple, names: list[str]) -> tuple[list, list, list, Any]:
-    """Leaves of ``args``, their mapped axis (None: broadcast), their names, and treedef."""
+def _flat_axes(
+    in_axes: Any, args: tuple, names: list[str], describe: Callable | None = None
+) -> tuple[list, list, list, Any]:
+    """Leaves of ``args``, their mapped axis (None: broadcast), their names, and treedef.
+    ``describe(i, path)`` names the leaf at ``path`` of argument ``i`` (default: the
+    parameter's name and the path)."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     leaves, treedef = tu.tree_flatten(args)
@@ -90,7 +94,7 @@ def _flat_axes(in_axes: Any, args: tuple, names: list[str]) -> tuple[list, list,
     descs = []
     for i, a in enumerate(args):
         for path, _ in tu.tree_flatten_with_path(a)[0]:
-            descs.append(names[i] + tu.keystr(path))
+            descs.append(describe(i, path) if describe else names[i] + tu.keystr(path))
     out_axes = []
     for x, d, desc in zip(leaves, axes, descs):
         if d is None:
@@ -136,7 +140,14 @@ def _mapped_size(leaves, axes, descs, axis_size) -> int:
 
 
 def _too_many(n: int, n_dev: int, leaves, axes, descs) -> ValueError:
-    example = next((x, d, desc) for x, d, desc in zip(leaves, axes, descs) if d is not None)
+    head = (
+        f"compiling computation that requires {n} logical devices, but only {n_dev} XLA "
+        f"devices are available (num_replicas={n}, num_partitions=1)"
+    )
+    example = next((e for e in zip(leaves, axes, descs) if e[1] is not None), None)
+    if example is None:
+        # Nothing mapped: the size came from axis_size.
+        return ValueError(f"{head}\npmap(axis_size={n}) needs {n} devices; there are {n_dev}.")
     x, d, desc = example
     shape = tuple(np.shape(x))
     new = shape[:d] + (n_dev, -1) + shape[d + 1 :]
@@ -156,10 +167,7 @@ def _too_many(n: int, n_dev: int, leaves, axes, descs) -> ValueError:
             f"multiple of {n_dev} (e.g. {-(-n // n_dev) * n_dev}), reshape it into (devices, "
             f"rows per device) with {desc}.reshape{new}, and use pmap(vmap(f))."
         )
-    return ValueError(
-        f"compiling computation that requires {n} logical devices, but only {n_dev} XLA "
-        f"devices are available (num_replicas={n}, num_partitions=1){hint}"
-    )
+    return ValueError(head + hint)
 
 
 def pmap(
@@ -209,7 +217,7 @@ def pmap(
             # Keyword arguments are mapped over axis 0, as in JAX.
             kw_axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
             return pmap(
-                lambda a, kw: fun(*a, **kw),
+                _KwCall(fun, len(args)),
                 name,
                 in_axes=(kw_axes, 0),
                 out_axes=out_axes,
@@ -230,7 +238,8 @@ def pmap(
         dyn_axes = in_axes
         if isinstance(in_axes, (tuple, list)) and len(in_axes) == n_args and stat:
             dyn_axes = tuple(a for i, a in enumerate(in_axes) if i not in stat)
-        leaves, axes, descs, treedef = _flat_axes(dyn_axes, dyn, names)
+        describe = fun.describe if isinstance(fun, _KwCall) else None
+        leaves, axes, descs, treedef = _flat_axes(dyn_axes, dyn, names, describe)
         # Only shapes are read up to here: errors come before any work on the data.
         n = _mapped_size(leaves, axes, descs, axis_size)
         devs = list(devices) if devices is not None else dev.local_devices()
@@ -270,6 +279,23 @@ def pmap(
         return tu.tree_unflatten(traced.out_tree, outs)
 
     return pmapped
+
+
+class _KwCall:
+    """``fun(*args, **kwargs)`` as a function of ``(args, kwargs)`` (how pmap maps keyword
+    arguments), whose leaves are described by ``fun``'s own parameter names in errors."""
+
+    def __init__(self, fun: Callable, n_pos: int) -> None:
+        self.fun = fun
+        self.pos = _arg_names(fun, n_pos)
+        self.__name__ = _fun_name(fun)
+
+    def __call__(self, args: tuple, kwargs: dict) -> Any:
+        return self.fun(*args, **kwargs)
+
+    def describe(self, i: int, path: tuple) -> str:
+        head, rest = path[0], path[1:]
+        return (self.pos[head.idx] if i == 0 else str(head.key)) + tu.keystr(rest)
 
 
 def _plan(fun, name, n, devs, leaves, axes, descs, treedef, statics, n_args, out_axes):

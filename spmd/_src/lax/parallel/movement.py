@@ -561,7 +561,10 @@ def _check_perm(perm: Any, n: int, names: tuple) -> tuple:
         what = "; ".join(
             w for w in (rs and f"repeated sources {rs}", rd and f"repeated destinations {rd}") if w
         )
-        raise ValueError(f"ppermute sources and destinations must be unique, got {pairs} ({what}).")
+        raise ValueError(
+            f"ppermute sources and destinations must be unique, got {pairs} over axis "
+            f"{_describe(names)} (size {n}): {what}."
+        )
     return pairs
 
 
@@ -618,17 +621,27 @@ _register(ppermute_p, _Info("axis_name", lambda p: True))
 
 
 def pshuffle(x: Any, axis_name: Any, perm: Sequence[int]) -> Any:
-    """Device i receives ``x`` from device ``perm[i]`` (``perm`` a permutation).
+    """Device i receives ``x`` from device ``perm[i]``. ``perm`` is a permutation of
+    ``range(len(perm))``; as in JAX it may be shorter than the axis, and devices from
+    ``len(perm)`` on then receive zeros.
 
     >>> spmd.vmap(lambda x: lax.pshuffle(x, "i", [1, 2, 0]), axis_name="i")(jnp.arange(3))
     Array([1, 2, 0], dtype=int32)
     """
     names = _names(axis_name)
     n = prod(_sizes(names, "pshuffle"))
-    p = [operator.index(i) for i in perm]
-    if sorted(p) != list(range(n)):
+    try:
+        p = [operator.index(i) for i in perm]
+    except TypeError:
+        raise TypeError(f"pshuffle: perm must be a sequence of ints, got {perm!r}") from None
+    if sorted(p) != list(range(len(p))):
         raise ValueError(
-            f"`perm` does not represent a permutation: {list(perm)} (pshuffle over axis "
-            f"{_describe(names)} of size {n} needs each of 0..{n - 1} exactly once)"
+            f"`perm` does not represent a permutation: {p} (pshuffle over axis "
+            f"{_describe(names)} of size {n} needs each of 0..{len(p) - 1} exactly once)"
+        )
+    if len(p) > n:
+        raise ValueError(
+            f"pshuffle: perm {p} has {len(p)} entries, but axis {_describe(names)} has only "
+            f"{n} devices"
         )
     return ppermute(x, axis_name, [(src, dst) for dst, src in enumerate(p)])
