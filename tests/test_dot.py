@@ -4,7 +4,10 @@ NumPy references, dtypes and errors as JAX 0.10 gives them, and printed jaxprs c
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
+import json
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -610,3 +613,95 @@ def test_conv_errors(kw, err, msg):
     lhs, rhs, strides, padding = (args.pop(k) for k in ("lhs", "rhs", "strides", "padding"))
     with pytest.raises(err, match=msg):
         lax.conv_general_dilated(lhs, rhs, strides, padding, **args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Summation order: bit-exact against JAX 0.10 on CPU (tests/golden_gen/dot_order_gen.py)
+
+_GEN_PATH = Path(__file__).parent / "golden_gen" / "dot_order_gen.py"
+_spec = importlib.util.spec_from_file_location("dot_order_gen", _GEN_PATH)
+dot_order_gen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(dot_order_gen)
+DOT_ORDER = json.loads((Path(__file__).parent / "golden" / "dot_order.json").read_text())
+
+
+def _golden_value(case: dict) -> np.ndarray:
+    dt = np.dtype(case["dtype"])
+    u = np.uint32 if dt == np.float32 else np.uint64
+    return np.asarray(case["bits"], u).view(dt).reshape(case["shape"])
+
+
+def _case_id(i: int) -> str:
+    name, dtype, shapes = dot_order_gen.CASES[i]
+    return f"{name}-{dtype}-{'x'.join(str(s) for s in shapes[0])}"
+
+
+@pytest.mark.parametrize("i", range(len(dot_order_gen.CASES)), ids=_case_id)
+def test_dot_summation_order_is_jax_bit_for_bit(i):
+    name, dtype, shapes = dot_order_gen.CASES[i]
+    case = DOT_ORDER["cases"][i]
+    assert (case["program"], case["dtype"]) == (name, dtype), "regenerate dot_order.json"
+    old = spmd.config.jax_enable_x64
+    spmd.config.update("jax_enable_x64", True)
+    try:
+        progs = dot_order_gen.programs(spmd, spmd.numpy, lax)
+        got = np.asarray(progs[name.split("#")[0]](*dot_order_gen.operands(i, name, dtype, shapes)))
+    finally:
+        spmd.config.update("jax_enable_x64", old)
+    want = _golden_value(case)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    u = np.uint32 if want.dtype == np.float32 else np.uint64
+    differ = np.nonzero(got.view(u).ravel() != want.view(u).ravel())[0]
+    assert differ.size == 0, (
+        f"{differ.size} of {want.size} outputs differ from JAX, first at {differ[:5]}: "
+        f"got {got.ravel()[differ[:5]]}, JAX {want.ravel()[differ[:5]]}"
+    )
+
+
+def test_dot_negzero_products_sum_to_plus_zero():
+    # Every order starts its sums from +0, so products that are all -0 sum to +0 (NumPy's
+    # pairwise sum of the products would keep -0).
+    for shape in [(8, 3), (2048, 3), (40, 40)]:
+        a = np.full(shape, -0.0, np.float32)
+        out = np.asarray(spmd.vmap(spmd.numpy.vdot)(a, np.ones(shape, np.float32)))
+        assert not np.signbit(out).any(), shape
+
+
+def test_fma_emulation_is_correctly_rounded():
+    from fractions import Fraction
+
+    from spmd._src.lax.dot import _fma32, _fma64
+
+    rng = np.random.RandomState(7)
+    # float32: 12-bit significands make the exact products short, and c cancels the rounded
+    # product, so many sums land on or next to float32 midpoints.
+    n = 400
+    a = rng.randint(2**11, 2**12, n).astype(np.float32) + np.float32(0.5)
+    b = rng.randint(2**11, 2**12, n).astype(np.float32) * np.float32(2.0**-13)
+    p32 = (a.astype(np.float64) * b).astype(np.float32)
+    c = -p32.astype(np.float64) + rng.choice([-1, 1], n) * 2.0 ** -rng.randint(20, 60, n)
+    c = c.astype(np.float32)
+    # And sums that float64 rounds onto a float32 midpoint: (1 + 2**-18) * (1 - 2**-18) * 2**-24
+    # + (1 + 2**-23) is 1 + 2**-23 + 2**-24 - 2**-60, whose float64 rounding is the midpoint
+    # and ties away from the right answer 1 + 2**-23; scaled and signed variants.
+    e = rng.randint(-20, 20, 40).astype(np.float32)
+    sign = rng.choice([-1, 1], 40).astype(np.float32)
+    a = np.concatenate([a, sign * np.float32(1 + 2**-18) * np.float32(2.0) ** e])
+    b = np.concatenate([b, np.full(40, (1 - 2**-18) * 2**-24, np.float32)])
+    c = np.concatenate([c, sign * np.float32(1 + 2**-23) * np.float32(2.0) ** e])
+    n += 40
+    got = _fma32(a, b, c)
+    assert (got[-40:] == c[-40:]).all()
+    for i in range(n):
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        g = got[i]
+        lo, hi = np.nextafter(g, np.float32(-np.inf)), np.nextafter(g, np.float32(np.inf))
+        err = abs(Fraction(float(g)) - exact)
+        assert err <= abs(Fraction(float(lo)) - exact) and err <= abs(Fraction(float(hi)) - exact)
+    # float64: 27-bit integers give 54-bit products, so sums with integers c often tie.
+    x = rng.randint(2**26, 2**27, n).astype(np.float64)
+    y = rng.randint(2**26, 2**27, n).astype(np.float64)
+    z = rng.randint(-(2**40), 2**40, n).astype(np.float64) + 0.5
+    got = _fma64(x, y, z)
+    want = [float(Fraction(x[i]) * Fraction(y[i]) + Fraction(z[i])) for i in range(n)]
+    assert got.tolist() == want

@@ -32,14 +32,7 @@ import spmd.numpy as jnp
 G = json.loads((Path(__file__).parent / "golden" / "seed001.json").read_text())
 
 # Tests known to fail: test name -> reason (strict xfails: remove the entry when it passes).
-_FMA = (
-    "XLA's CPU dot accumulates a short contraction with fused multiply-adds in order "
-    "(acc = fma(a[k], b[k], acc)); the NumPy kernel rounds each product first: 1 ulp apart"
-)
-KNOWN_FAILURES: dict[str, str] = {
-    "test_vmap_dot_is_bit_exact": _FMA,
-    "test_vmap_dot_prints_as_jax": _FMA,
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _known(fn):

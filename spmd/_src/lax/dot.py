@@ -300,9 +300,13 @@ def _dot_general_abstract_eval(
     return ShapedArray(shape, dt, _all_weak(lhs, rhs))
 
 
-def contract(lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb) -> np.ndarray:
-    """The NumPy contraction behind ``dot_general``: one (batched) ``np.matmul`` after moving
-    batch, free and contracting dimensions into place, so large float products run in BLAS."""
+def contract(
+    lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb, xla_order: bool = False
+) -> np.ndarray:
+    """The NumPy contraction behind ``dot_general``: with ``xla_order``, in the summation order
+    XLA's CPU backend uses where that order is known (``_xla_order``); else one (batched)
+    ``np.matmul`` after moving batch, free and contracting dimensions into place, so large
+    products run in BLAS."""
     lfree = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
     rfree = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
     batch_shape = tuple(lhs.shape[d] for d in lb)
@@ -310,8 +314,13 @@ def contract(lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb) -> np.ndarray:
     rfree_shape = tuple(rhs.shape[d] for d in rfree)
     b, m, n = prod(batch_shape), prod(lfree_shape), prod(rfree_shape)
     k = prod(lhs.shape[d] for d in lc)
+    out_shape = batch_shape + lfree_shape + rfree_shape
     lt = np.transpose(lhs, (*lb, *lfree, *lc))
     rt = np.transpose(rhs, (*rb, *rc, *rfree))
+    if xla_order and lhs.dtype in _XLA_FLOATS and k > 1 and b * m * n > 0:
+        out = _xla_order(lhs, rhs, lt, rt, lc, rc, lb, rb, b, m, n, k)
+        if out is not None:
+            return out.reshape(out_shape)
     if lb:
         out = np.matmul(lt.reshape(b, m, k), rt.reshape(b, k, n))
     elif m == 1 or n == 1 or k == 1:
@@ -319,7 +328,206 @@ def contract(lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb) -> np.ndarray:
         out = np.dot(lt.reshape(m, k), rt.reshape(k, n))
     else:
         out = np.matmul(lt.reshape(m, k), rt.reshape(k, n))
-    return np.asarray(out).reshape(batch_shape + lfree_shape + rfree_shape)
+    return np.asarray(out).reshape(out_shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# XLA's CPU summation orders
+#
+# A float contraction's value depends on the order of its additions and on whether products
+# are rounded before they are added. JAX 0.10 on CPU (measured against jaxlib 0.10.2 on an
+# AVX-512 x86 machine; scratch probes in the session notes) computes a real float32 or float64
+# ``dot_general`` of K > 1 as follows, where S is the element count of an operand:
+#
+# * vector dots (no free dimensions, batched or not) become multiply + reduce:
+#   - S < 4096 and K <= 32: one loop per output element, acc = fma(a[k], b[k], acc) in order
+#     from 0. For K in 5..8 LLVM vectorizes that loop across the output elements and the
+#     vector body rounds each product (acc = acc + a[k] * b[k]); which leading outputs take the
+#     vector body depends on the output count and dtype (``_vector_prefix``).
+#   - S < 4096 and K > 32: products rounded, then a reduction tree: windows of 32 (the
+#     padding split front floor / back ceil) summed in order, recursively over the windows.
+#   - S >= 4096: YNNPACK: products rounded, element k summed in order into lane k % L
+#     (L = 16 float32 / 8 float64: one AVX-512 vector), then the lanes folded in halves.
+#     Measured exact for K <= 5 L; longer rows are blocked in a way not reproduced here.
+#     With the contraction the major dimension of both operands, the products are summed in
+#     order instead (measured for K <= 4).
+# * matrix products and matrix-vector products (Eigen or YNNPACK GEMM/GEMV, whose blocking
+#   depends on the shapes): NumPy/BLAS (not reproduced).
+
+_XLA_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_YNN_MIN_SIZE = 4096  # operand elements from which a multiply + reduce runs in YNNPACK
+_YNN_LANES = {np.dtype(np.float32): 16, np.dtype(np.float64): 8}
+_WINDOW = 32  # XLA's reduction tree window
+
+
+def _xla_order(lhs, rhs, lt, rt, lc, rc, lb, rb, b, m, n, k) -> np.ndarray | None:
+    """``dot_general`` in XLA's CPU order, laid out (batch, lhs free, rhs free); ``None`` where
+    that order is not reproduced."""
+    if m != 1 or n != 1:
+        return None
+    dt = lhs.dtype
+    lv, rv = lt.reshape(b, k), rt.reshape(b, k)
+    row_major = _row_major(lhs, lc, lb), _row_major(rhs, rc, rb)
+    if b * k >= _YNN_MIN_SIZE:
+        if any(row_major):
+            lanes = _YNN_LANES[dt]
+            return _lane_sum(lv * rv, lanes) if k <= 5 * lanes else None
+        # The products laid out contraction-major: summed in order (measured for K <= 4).
+        return _window_sum(lv * rv) if k <= 4 else None
+    if k > _WINDOW:
+        return _window_sum(lv * rv)
+    out = _fma_chain(lv, rv)
+    if 5 <= k <= 8 and all(row_major):
+        # The loop runs over the output's last (non-unit) batch dimension innermost.
+        sizes = [lhs.shape[d] for d in lb if lhs.shape[d] != 1]
+        count = sizes[-1] if sizes else 1
+        nv = _vector_prefix(dt, k, count)
+        if nv:
+            lm, rm = lv.reshape(-1, count, k)[:, :nv], rv.reshape(-1, count, k)[:, :nv]
+            acc = np.zeros(lm.shape[:-1], dt)
+            for i in range(k):
+                acc = acc + lm[..., i] * rm[..., i]
+            out.reshape(-1, count)[:, :nv] = acc
+    return out
+
+
+def _row_major(x: np.ndarray, c, bd) -> bool:
+    """Whether ``x``'s dimensions, size-1 free ones aside, are its batch dimensions then its
+    contracting dimensions, each in order (the layout in which XLA vectorizes the short
+    multiply + reduce loop across output elements)."""
+    dims = [d for d in range(x.ndim) if d in c or d in bd or x.shape[d] != 1]
+    return dims == [*bd, *c] and list(bd) == sorted(bd) and list(c) == sorted(c)
+
+
+def _vector_prefix(dt: np.dtype, k: int, count: int) -> int:
+    """How many leading outputs of a short (K in 5..8) multiply + reduce loop of ``count``
+    outputs LLVM runs in its vector body (products rounded): trip counts below 16 are
+    vectorized only when the vector width divides them; above, all but a scalar remainder."""
+    if dt == np.float32:
+        if count < 16:
+            return count if count in (4, 8) else 0
+        step = 8 if k <= 6 and count >= 40 else 4
+    else:
+        if count < 16:
+            return count if count % 4 == 0 else 0
+        step = 4 if k <= 6 else 2
+    return count - count % step
+
+
+def _lane_sum(p: np.ndarray, lanes: int) -> np.ndarray:
+    """Sum ``p`` (rows, K) over its last axis as YNNPACK does: ``lanes`` running sums (element
+    k into lane k % lanes), folded in halves (lane i + lane i + h)."""
+    k = p.shape[-1]
+    if k <= lanes:
+        # One element per lane: fold the columns, missing lanes being zeros.
+        acc: list = [p[:, i] for i in range(k)] + [None] * (lanes - k)
+        while len(acc) > 1:
+            h = len(acc) // 2
+            acc = [x if y is None else y if x is None else x + y for x, y in zip(acc[:h], acc[h:])]
+        out = acc[0]
+    else:
+        # Whole vectors of lanes at a time, the tail into the first lanes.
+        full = k // lanes
+        acc = p[:, :lanes].copy()
+        for c in range(1, full):
+            acc += p[:, c * lanes : (c + 1) * lanes]
+        if k % lanes:
+            acc[:, : k % lanes] += p[:, full * lanes :]
+        while acc.shape[1] > 1:
+            h = acc.shape[1] // 2
+            acc = acc[:, :h] + acc[:, h:]
+        out = acc[:, 0]
+    # The sums start from +0, so a sum of -0 products is +0.
+    return out + p.dtype.type(0)
+
+
+def _window_sum(p: np.ndarray) -> np.ndarray:
+    """Sum ``p`` over its last axis as XLA's reduction tree does: zero-padded windows of 32
+    (padding split front floor / back ceil), each summed in order from 0, recursively."""
+    while True:
+        k = p.shape[-1]
+        if k <= _WINDOW:
+            acc = np.zeros(p.shape[:-1], p.dtype)
+            for i in range(k):
+                acc = acc + p[..., i]
+            return acc
+        w = -(-k // _WINDOW)
+        pad = w * _WINDOW - k
+        padded = np.zeros(p.shape[:-1] + (w * _WINDOW,), p.dtype)
+        padded[..., pad // 2 : pad // 2 + k] = p
+        p = padded.reshape(p.shape[:-1] + (w, _WINDOW))
+        acc = np.zeros(p.shape[:-1], p.dtype)
+        for i in range(_WINDOW):
+            acc = acc + p[..., i]
+        p = acc
+
+
+def _fma_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``acc = fma(a[..., k], b[..., k], acc)`` over the last axis in order, from 0 (operands
+    broadcast against each other)."""
+    shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    acc = np.zeros(shape, a.dtype)
+    fma = _fma32 if a.dtype == np.float32 else _fma64
+    for i in range(a.shape[-1]):
+        acc = fma(a[..., i], b[..., i], acc)
+    return acc
+
+
+_F32_MIDPOINT = np.uint64(1 << 28)
+_F32_LOW_BITS = np.uint64((1 << 29) - 1)
+
+
+def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Correctly rounded float32 ``a * b + c``: the product is exact in float64 and the sum is
+    rounded once to float64 then to float32. That double rounding differs from one rounding
+    only when the float64 sum is inexact and falls on a float32 midpoint; those (rare)
+    elements are recomputed with the sum rounded to odd, which makes the second rounding
+    exact."""
+    p = np.multiply(a, b, dtype=np.float64)
+    s = np.add(p, c, dtype=np.float64)
+    out = s.astype(np.float32)
+    tie = (s.view(np.uint64) & _F32_LOW_BITS) == _F32_MIDPOINT
+    if tie.any():
+        idx = np.nonzero(tie)
+        ps, ss = p[idx], s[idx]
+        cs = np.broadcast_to(c, s.shape)[idx].astype(np.float64)
+        bb = ss - ps
+        err = (ps - (ss - bb)) + (cs - bb)
+        ss = np.where(err > 0, np.nextafter(ss, np.inf), ss)
+        ss = np.where(err < 0, np.nextafter(ss, -np.inf), ss)
+        out[idx] = ss.astype(np.float32)
+    return out
+
+
+_SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
+
+
+def _two_sum(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = x + y
+    t = s - x
+    return s, (x - (s - t)) + (y - t)
+
+
+def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Correctly rounded float64 ``a * b + c`` (Boldo and Melquiond's emulation): the exact
+    product as a pair (Dekker), the exact sum of its high part and ``c`` as a pair, the two
+    low parts added with rounding to odd, and one final rounding. Overflowing products and
+    non-finite values fall back to ``a * b + c``; results in the subnormal range may be off."""
+    ph = a * b
+    ca, cb = _SPLITTER * a, _SPLITTER * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    pl = ((ah * bh - ph) + ah * bl + al * bh) + al * bl
+    sh, sl = _two_sum(c, ph)
+    v, ve = _two_sum(sl, pl)
+    inexact_even = (ve != 0) & ((v.view(np.uint64) & np.uint64(1)) == 0)
+    if inexact_even.any():
+        v = np.where(inexact_even, np.nextafter(v, np.where(ve > 0, np.inf, -np.inf)), v)
+    out = sh + v
+    bad = ~np.isfinite(out) | ~np.isfinite(pl)
+    if bad.any():
+        out = np.where(bad, ph + c, out)
+    return out
 
 
 def _dot_general_impl(
@@ -331,9 +539,12 @@ def _dot_general_impl(
         # Mixed operand types are first converted to the result type (as JAX lowers them).
         lhs, rhs = to_result(lhs, out_dtype), to_result(rhs, out_dtype)
     cdt = compute_dtype(lhs.dtype, out_dtype)
+    # XLA's order is reproduced for float32/float64 contractions computed in their own type.
+    xla_order = lhs.dtype == rhs.dtype == out_dtype == cdt
     (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = lhs.astype(cdt, copy=False), rhs.astype(cdt, copy=False)
     with np.errstate(all="ignore"):
-        out = contract(lhs.astype(cdt, copy=False), rhs.astype(cdt, copy=False), lc, rc, lb, rb)
+        out = contract(lhs, rhs, lc, rc, lb, rb, xla_order)
     return to_result(out, out_dtype)
 
 
