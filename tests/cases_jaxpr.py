@@ -260,4 +260,90 @@ def einsum(jax, jnp, lax):
     return (lambda x, y: jnp.einsum("ij,jk->ik", x, y)), (X34, X34.T.copy())
 
 
+# ---------------------------------------------------------------------------------------------
+# shard_map: bodies typed with the mesh axes each value varies over ({V:x}), pvary casts,
+# psum_invariant; autodiff as shard_maps of the differentiated bodies (8 devices)
+
+
+def _mesh_2x4(jax):
+    auto = (jax.sharding.AxisType.Auto,) * 2
+    return jax.make_mesh((2, 4), ("x", "y"), axis_types=auto)
+
+
+def _psum_matmul(jax, lax, check_vma=True):
+    P = jax.sharding.PartitionSpec
+
+    def f(a, b):
+        return lax.psum(a @ b, "y")
+
+    return jax.shard_map(f, mesh=_mesh_2x4(jax), in_specs=(P("x", "y"), P("y", None)),
+                         out_specs=P("x", None), check_vma=check_vma)  # fmt: skip
+
+
+A816 = np.ones((8, 16), np.float32)
+B164 = np.ones((16, 4), np.float32)
+C84 = np.ones((8, 4), np.float32)
+
+
+@case
+def shard_map_psum_matmul(jax, jnp, lax):
+    return _psum_matmul(jax, lax), (A816, B164)
+
+
+@case
+def shard_map_psum_matmul_grad(jax, jnp, lax):
+    g = _psum_matmul(jax, lax)
+    return jax.grad(lambda a, b: g(a, b).sum(), argnums=(0, 1)), (A816, B164)
+
+
+@case
+def shard_map_psum_matmul_vjp(jax, jnp, lax):
+    g = _psum_matmul(jax, lax)
+    return (lambda a, b, ct: jax.vjp(g, a, b)[1](ct)), (A816, B164, C84)
+
+
+@case
+def shard_map_psum_matmul_jvp(jax, jnp, lax):
+    g = _psum_matmul(jax, lax)
+    return (lambda a, b, ta, tb: jax.jvp(g, (a, b), (ta, tb))), (A816, B164, A816, B164)
+
+
+@case
+def shard_map_unchecked(jax, jnp, lax):
+    return _psum_matmul(jax, lax, check_vma=False), (A816, B164)
+
+
+@case
+def shard_map_unchecked_vjp(jax, jnp, lax):
+    g = _psum_matmul(jax, lax, check_vma=False)
+    return (lambda a, b, ct: jax.vjp(g, a, b)[1](ct)), (A816, B164, C84)
+
+
+@case
+def shard_map_all_gather_ppermute(jax, jnp, lax):
+    P = jax.sharding.PartitionSpec
+
+    def f(a, b):
+        g = lax.all_gather(a, "y", axis=0, tiled=True)
+        h = lax.ppermute(b, "x", [(0, 1), (1, 0)])
+        return g * 2.0, jnp.sin(h) + a[:4]
+
+    sm = jax.shard_map(f, mesh=_mesh_2x4(jax), in_specs=(P("x", "y"), P(None, "y")),
+                       out_specs=(P("x", "y"), P("x", "y")))  # fmt: skip
+    return sm, (np.ones((8, 16), np.float32), np.ones((4, 16), np.float32))
+
+
+@case
+def shard_map_under_jit(jax, jnp, lax):
+    P = jax.sharding.PartitionSpec
+    sm = jax.shard_map(lambda x: lax.psum(x.sum(), "x") * x, mesh=_mesh_2x4(jax),
+                       in_specs=P("x"), out_specs=P("x"))  # fmt: skip
+
+    @jax.jit
+    def step(x):
+        return sm(jnp.cos(x)) + 1.0
+
+    return (lambda x: step(x) * 2.0), (X34[:2].copy(),)
+
+
 __all__ = ["CASES"]

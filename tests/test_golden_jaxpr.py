@@ -19,7 +19,12 @@ from spmd import lax
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "jaxpr.json").read_text())["cases"]
 
 # Programs whose printed jaxpr is known to differ: name -> reason (strict xfails).
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    # Not shard_map's: JAX 0.10's grad seeds the output cotangent with `reshard 1.0:f32[]`
+    # before broadcasting it (sharding in types); spmd.grad (autodiff.py) broadcasts the
+    # literal directly. The shard_map equations print the same (see the _vjp case).
+    "shard_map_psum_matmul_grad": "grad's seed prints without JAX's `reshard` equation",
+}
 
 
 def _params():

@@ -41,6 +41,7 @@ LAYERS: dict[int, list[str]] = {
     ],
     2: [
         "spmd._src.core",
+        "spmd._src.core_printing",
         "spmd._src.devices",
         "spmd._src.mesh",
         "spmd._src.sharding",
@@ -59,6 +60,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.test_util",
         "spmd._src.debugging",
         "spmd._src.shard_map",
+        "spmd._src.shard_map_autodiff",
         "spmd._src.shard_map_check",
         "spmd._src.shard_map_reference",
         "spmd._src.pmap",

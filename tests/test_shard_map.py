@@ -85,14 +85,14 @@ def test_jaxpr_of_jit_shard_map():
     f = spmd.shard_map(lambda x: lax.psum(x.sum(), "x"), mesh=mesh, in_specs=P("x"),
                        out_specs=P())  # fmt: skip
     text = str(spmd.make_jaxpr(f)(jnp.arange(32)))
-    # JAX 0.10.2 prints the same, with varying-axes annotations ({V:x}) on the body's types.
+    # As JAX 0.10.2 prints it: the body's types carry the mesh axes they vary over ({V:x}).
     assert text == (
         "{ lambda ; a:i32[32]. let\n"
         "    b:i32[] = shard_map[\n"
         "      check_vma=True\n"
         "      in_specs=(P('x',),)\n"
-        "      jaxpr={ lambda ; c:i32[4]. let\n"
-        "          d:i32[] = reduce_sum[axes=(0,) out_sharding=None] c\n"
+        "      jaxpr={ lambda ; c:i32[4]{V:x}. let\n"
+        "          d:i32[]{V:x} = reduce_sum[axes=(0,) out_sharding=None] c\n"
         "          e:i32[] = psum_invariant[axes=('x',)] d\n"
         "        in (e,) }\n"
         "      mesh=Mesh('x': 8, axis_types=(Auto,))\n"
@@ -314,6 +314,155 @@ def test_jit_closure_over_traced_value():
         return spmd.shard_map(lambda b: b * c, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)
 
     assert np.asarray(f(jnp.arange(8.0), 3.0)).tolist() == (3 * np.arange(8.0)).tolist()
+
+
+# ---------------------------------------------------------------------------------------------
+# Types of the body (varying manual axes) and autodiff as shard_map
+
+
+def _psum_matmul(check_vma=True, mesh=None):
+    mesh = mesh or mesh_of((2, 4), ("x", "y"))
+    return spmd.shard_map(lambda a, b: lax.psum(a @ b, "y"), mesh=mesh,
+                          in_specs=(P("x", "y"), P("y", None)), out_specs=P("x", None),
+                          check_vma=check_vma)  # fmt: skip
+
+
+A = np.arange(128, dtype=np.float32).reshape(8, 16) / 100
+B = np.arange(64, dtype=np.float32).reshape(16, 4) / 50
+
+
+def _body_of(fn, *args):
+    (eqn,) = [e for e in spmd.make_jaxpr(fn)(*args).eqns if e.primitive.name == "shard_map"]
+    return eqn.params["jaxpr"].jaxpr
+
+
+def test_vma_is_part_of_the_type_and_prints_in_mesh_order():
+    from spmd._src.core import ShapedArray, Vma
+
+    f32 = np.dtype(np.float32)
+    a = ShapedArray((4,), f32, vma=Vma(("y", "x")))
+    assert a.str_short() == "f32[4]{V:(y,x)}"
+    assert ShapedArray((), f32, vma=Vma(("x",))).str_short() == "f32[]{V:x}"
+    assert a == ShapedArray((4,), f32, vma=frozenset({"x", "y"}))
+    assert a != ShapedArray((4,), f32)
+    assert hash(a) == hash(ShapedArray((4,), f32, vma=frozenset({"x", "y"})))
+
+
+def test_body_types_pvary_and_psum_invariant():
+    body = _body_of(_psum_matmul(), A, B)
+    assert [str(v.aval) for v in body.invars] == ["f32[4,4]{V:(x,y)}", "f32[4,4]{V:y}"]
+    assert [e.primitive.name for e in body.eqns] == ["pvary", "dot_general", "psum_invariant"]
+    assert body.eqns[0].params["axes"] == ("x",)
+    assert str(body.outvars[0].aval) == "f32[4,4]{V:x}"
+
+
+def test_unchecked_body_has_no_types_and_no_casts():
+    def f(a, b):
+        return lax.psum(lax.pvary(a, "x") @ b, "y")
+
+    g = spmd.shard_map(f, mesh=mesh_of((2, 4), ("x", "y")), in_specs=(P("x", "y"), P("y")),
+                       out_specs=P("x", None), check_vma=False)  # fmt: skip
+    body = _body_of(g, A, B)
+    assert [str(v.aval) for v in body.invars] == ["f32[4,4]", "f32[4,4]"]
+    # As in JAX, the cast is no operation without check_vma (and so is not transposed).
+    assert [e.primitive.name for e in body.eqns] == ["dot_general", "psum"]
+
+
+def test_cast_to_axes_already_varying_is_dropped():
+    g = spmd.shard_map(lambda a: lax.pvary(jnp.sin(a), "x") * a, mesh=mesh_of((4,), ("x",)),
+                       in_specs=P("x"), out_specs=P("x"))  # fmt: skip
+    assert [e.primitive.name for e in _body_of(g, np.ones(8, np.float32)).eqns] == ["sin", "mul"]
+
+
+def test_literals_consts_and_outputs_are_cast_up():
+    c = np.arange(4, dtype=np.float32)
+    g = spmd.shard_map(lambda a: (a * 2.0 + c, lax.psum(a, "x")), mesh=mesh_of((2,), ("x",)),
+                       in_specs=P("x"), out_specs=(P("x"), P("x")))  # fmt: skip
+    text = str(spmd.make_jaxpr(g)(np.ones(8, np.float32)))
+    # The closed-over constant is a replicated operand, as in JAX.
+    assert "in_specs=(P(), P('x',))" in text
+    assert "g:f32[]{V:x} = pvary[axes=('x',)] 2.0:f32[]" in text
+    assert "i:f32[4]{V:x} = pvary[axes=('x',)] e" in text
+    # An invariant output under an out_specs naming 'x' is cast to varying at the end.
+    assert "l:f32[4]{V:x} = pvary[axes=('x',)] k\n        in (j, l) }" in text
+    out = g(np.ones(8, np.float32))
+    assert np.asarray(out[0]).tolist() == np.tile(c + 2, 2).tolist()
+    assert np.asarray(out[1]).tolist() == [2.0] * 8
+
+
+def test_newly_manual_axes_print_in_mesh_order():
+    mesh = mesh_of((2, 4), ("y", "x"))
+    g = spmd.shard_map(lambda a: a, mesh=mesh, in_specs=P("x", "y"), out_specs=P("x", "y"))
+    text = str(spmd.make_jaxpr(g)(np.ones((8, 8), np.float32)))
+    assert "newly_manual_axes=frozenset({'y', 'x'})" in text
+    assert "{V:(y,x)}" in text
+
+
+def test_grad_of_shard_map_is_two_shard_maps():
+    g = _psum_matmul()
+    jaxpr = spmd.make_jaxpr(spmd.grad(lambda a, b: g(a, b).sum(), argnums=(0, 1)))(A, B)
+    sms = [e for e in jaxpr.eqns if e.primitive.name == "shard_map"]
+    assert len(sms) == 2
+    assert all(e.primitive.name != "psum" for e in jaxpr.eqns)
+    fwd, bwd = sms
+    # The forward returns its residual (the cast b) first, stacked over the axes it varies over.
+    assert fwd.params["out_specs"] == (P(("x", "y")), P("x", None))
+    assert [str(v.aval) for v in fwd.outvars] == ["f32[32,4]", "f32[8,4]"]
+    # The transposed body: psum_invariant's transpose is the cast; pvary's is psum_invariant.
+    names = [e.primitive.name for e in bwd.params["jaxpr"].eqns]
+    assert names == ["pvary", "dot_general", "transpose", "dot_general", "psum_invariant"]
+    assert bwd.params["in_specs"] == (P("x", None), P(("x", "y")), P("x", "y"))
+
+
+def test_jvp_of_shard_map_is_one_shard_map():
+    g = _psum_matmul()
+    jaxpr = spmd.make_jaxpr(lambda a, b, t, u: spmd.jvp(g, (a, b), (t, u)))(A, B, A, B)
+    (eqn,) = jaxpr.eqns
+    assert eqn.params["in_specs"] == (P("x", "y"), P("y", None)) * 2
+    assert eqn.params["out_specs"] == (P("x", None),) * 2
+
+
+@pytest.mark.parametrize("check_vma", [True, False])
+def test_grads_eager_jit_reference_and_numpy_agree(check_vma):
+    g = _psum_matmul(check_vma)
+
+    def loss(a, b):
+        return jnp.sin(g(a, b)).sum()
+
+    got = spmd.grad(loss, argnums=(0, 1))(A, B)
+    jitted = spmd.jit(spmd.grad(loss, argnums=(0, 1)))(A, B)
+    with reference_mode():
+        ref = spmd.grad(loss, argnums=(0, 1))(A, B)
+    c = np.cos(A.astype(np.float64) @ B)
+    for x, y, r, want in zip(got, jitted, ref, (c @ B.T, A.T @ c)):
+        assert np.asarray(x).tobytes() == np.asarray(y).tobytes() == np.asarray(r).tobytes()
+        assert np.allclose(np.asarray(x), want, rtol=1e-5, atol=1e-5)
+
+
+def test_scalar_residuals_get_a_dimension():
+    g = spmd.shard_map(lambda a: a * jnp.sin(a.sum()), mesh=mesh_of((2, 4), ("x", "y")),
+                       in_specs=P("x", "y"), out_specs=P("x", "y"))  # fmt: skip
+    a = np.arange(128, dtype=np.float32).reshape(8, 16) / 100
+    jaxpr = spmd.make_jaxpr(lambda a, ct: spmd.vjp(g, a)[1](ct))(a, a)
+    fwd, bwd = jaxpr.eqns
+    assert [str(v.aval) for v in fwd.outvars] == ["f32[8]", "f32[8]", "f32[8,16]"]
+    assert [e.primitive.name for e in bwd.params["jaxpr"].eqns][:2] == ["squeeze", "squeeze"]
+    (got,) = spmd.vjp(g, a)[1](np.ones_like(a))
+    blocks = a.reshape(2, 4, 4, 4).transpose(0, 2, 1, 3)
+    # d/da of a * sin(S), S the sum of the block, against ones: sin(S) + S cos(S).
+    s = blocks.astype(np.float64).sum((2, 3), keepdims=True)
+    want = np.broadcast_to(np.sin(s) + s * np.cos(s), blocks.shape)
+    want = want.transpose(0, 2, 1, 3).reshape(8, 16)
+    assert np.allclose(np.asarray(got), want, rtol=1e-5)
+
+
+def test_eager_calls_with_a_closed_over_constant_use_the_fast_path():
+    c = np.arange(4.0, dtype=np.float32)
+    g = spmd.shard_map(lambda a: a + c, mesh=mesh_of((2,), ("x",)), in_specs=P("x"),
+                       out_specs=P("x"))  # fmt: skip
+    x = jnp.ones(8)
+    first, second = g(x), g(x)
+    assert np.asarray(first).tolist() == np.asarray(second).tolist() == np.tile(c + 1, 2).tolist()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from spmd._src import dtypes
-from spmd._src import pretty_printer as pp
 from spmd._src.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -34,20 +33,58 @@ from spmd._src.errors import (
 # Abstract values
 
 
+class Vma(frozenset):
+    """The mesh axes a value varies over (its varying manual axes), remembering the order to
+    print them in: the mesh's. Equal to (and hashed as) the plain frozenset of the names."""
+
+    __slots__ = ("order",)
+
+    def __new__(cls, names: Sequence[Any]) -> Vma:
+        names = tuple(dict.fromkeys(names))
+        self = super().__new__(cls, names)
+        self.order = names
+        return self
+
+    def __reduce__(self):
+        return (Vma, (self.order,))
+
+
+_NO_VMA: frozenset = frozenset()
+
+
+def vma_str(vma: frozenset) -> str:
+    """``{V:x}`` / ``{V:(x,y)}`` for a non-empty vma, in mesh order (``''`` for none)."""
+    if not vma:
+        return ""
+    names = getattr(vma, "order", None) or sorted(vma, key=str)
+    return "{V:" + (str(names[0]) if len(names) == 1 else f"({','.join(map(str, names))})") + "}"
+
+
 class ShapedArray:
-    """The abstract value of an array: shape, dtype and whether the dtype is weak.
+    """The abstract value of an array: shape, dtype, whether the dtype is weak, and (inside a
+    shard_map body with check_vma) the mesh axes the value varies over (``vma``).
 
     A weak dtype comes from a Python scalar and gives way to the other operand's dtype in
-    promotion (``f32[] * 2`` stays f32).
+    promotion (``f32[] * 2`` stays f32). ``vma`` is part of the type (equality and hash), as in
+    JAX: it is empty everywhere but in shard_map bodies, so caches keyed on avals outside
+    bodies are unaffected, and inside them a body traced for other varying axes is another
+    program (its pvary casts differ).
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "vma")
     array_abstraction_level = 1
 
-    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        dtype: Any,
+        weak_type: bool = False,
+        vma: frozenset = _NO_VMA,
+    ) -> None:
         self.shape = shape if type(shape) is tuple else tuple(shape)
         self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.weak_type = weak_type is True or bool(weak_type)
+        self.vma = vma
 
     @property
     def ndim(self) -> int:
@@ -60,11 +97,12 @@ class ShapedArray:
             n *= d
         return n
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None) -> ShapedArray:
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
+            self.vma if vma is None else vma,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -76,14 +114,15 @@ class ShapedArray:
             and self.shape == other.shape
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
+            and self.vma == other.vma
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.vma))
 
     def str_short(self, short_dtypes: bool = True) -> str:
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
-        return f"{name}[{','.join(str(d) for d in self.shape)}]"
+        return f"{name}[{','.join(str(d) for d in self.shape)}]{vma_str(self.vma)}"
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
@@ -426,6 +465,8 @@ class JaxprEqn:
         return new
 
     def __repr__(self) -> str:
+        from spmd._src.core_printing import pp_eqn  # lazy: the printer is built on the IR
+
         return pp_eqn(self, PPContext()).format()
 
 
@@ -450,6 +491,8 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def pretty_print(self, width: int = 80) -> str:
+        from spmd._src.core_printing import pp_toplevel_jaxpr  # lazy: built on the IR
+
         return pp_toplevel_jaxpr(self).format(width)
 
     def __str__(self) -> str:
@@ -616,132 +659,12 @@ class PPContext:
         self.names.setdefault(id(v), name)
 
 
-def pp_var(v: Atom, ctx: PPContext, print_shape: bool = True) -> str:
-    if type(v) is Literal:
-        return repr(v)
-    s = ctx.name(v)
-    return f"{s}:{v.aval.str_short()}" if print_shape else s
-
-
-def pp_vars(vs: Sequence[Atom], ctx: PPContext, separator: str = "", shapes=True) -> pp.Doc:
-    return pp.nest(
-        2,
-        pp.group(
-            pp.join(
-                pp.text(separator) + pp.group(pp.brk()),
-                [pp.text(pp_var(v, ctx, shapes)) for v in vs],
-            )
-        ),
-    )
-
-
 # Per-primitive parameter printing: a function (params) -> list of (key, value) pairs to show.
 # The default shows every parameter, sorted by name, as JAX does.
 pp_param_rules: dict[Primitive, Callable[[dict], list[tuple[str, Any]]]] = {}
 
-
-def _pp_value(v: Any, ctx: PPContext) -> pp.Doc:
-    if isinstance(v, (ClosedJaxpr, Jaxpr)):
-        j = v.jaxpr if isinstance(v, ClosedJaxpr) else v
-        name = ctx.shared.get(id(j))
-        return pp.text(name) if name is not None else pp_jaxpr(j, ctx)
-    if isinstance(v, np.dtype):
-        return pp.text(v.name)
-    if isinstance(v, type) and issubclass(v, np.generic):
-        return pp.text(np.dtype(v).name)
-    if isinstance(v, tuple) and v and all(isinstance(x, (ClosedJaxpr, Jaxpr)) for x in v):
-        # A tuple of jaxprs (cond's branches) prints one jaxpr per line, as JAX does.
-        items = pp.concat([pp.concat([pp.hardline(), _pp_value(x, ctx)]) for x in v])
-        return pp.concat([pp.text("("), pp.nest(2, items), pp.hardline(), pp.text(")")])
-    return pp.text(str(v))
-
-
-def pp_kv_pairs(pairs: list[tuple[str, Any]], ctx: PPContext) -> pp.Doc:
-    if not pairs:
-        return pp.nil()
-    items = [pp.text(f"{k}=") + _pp_value(v, ctx) for k, v in pairs]
-    return pp.group(
-        pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), items)]))
-        + pp.brk("")
-        + pp.text("]")
-    )
-
-
 # Call-like primitives whose inner jaxpr prints with the outer names (JAX does this for jit).
 pp_alias_primitives: set[Primitive] = set()
-
-
-def _alias_inner(eqn: JaxprEqn, ctx: PPContext) -> None:
-    # Inner jaxprs of calls print with the names of the outer operands and results they
-    # stand for, so the text reads as one program.
-    if eqn.primitive not in pp_alias_primitives:
-        return
-    for p in eqn.params.values():
-        inner = p.jaxpr if isinstance(p, ClosedJaxpr) else p if isinstance(p, Jaxpr) else None
-        if inner is None or len(inner.invars) != len(eqn.invars) or id(inner) in ctx.shared:
-            continue
-        used: set[str] = set()
-        for iv, ov in zip(inner.invars, eqn.invars):
-            # An outer variable passed twice names only its first inner binder.
-            name = ctx.names.get(id(ov)) if type(ov) is Var else None
-            if name is not None and name not in used:
-                ctx.alias(iv, name)
-                used.add(name)
-        if len(inner.outvars) == len(eqn.outvars):
-            bound = {id(v) for v in inner.invars} | {id(v) for v in inner.constvars}
-            for iv, ov in zip(inner.outvars, eqn.outvars):
-                if type(iv) is Var and id(iv) not in bound and id(ov) in ctx.names:
-                    ctx.alias(iv, ctx.names[id(ov)])
-
-
-def pp_eqn(eqn: JaxprEqn, ctx: PPContext) -> pp.Doc:
-    lhs = pp_vars(eqn.outvars, ctx)
-    _alias_inner(eqn, ctx)
-    rule = pp_param_rules.get(eqn.primitive)
-    pairs = rule(eqn.params) if rule else sorted(eqn.params.items())
-    rhs = [pp.text(eqn.primitive.name), pp_kv_pairs(pairs, ctx), pp.text(" ")]
-    rhs.append(pp_vars(eqn.invars, ctx, shapes=False))
-    if not eqn.outvars:
-        return pp.concat(rhs)
-    return pp.concat([lhs, pp.text(" = "), *rhs])
-
-
-def _mark_unused(jaxpr: Jaxpr, ctx: PPContext) -> None:
-    used = {id(a) for e in jaxpr.eqns for a in e.invars if type(a) is Var}
-    used.update(id(a) for a in jaxpr.outvars if type(a) is Var)
-    ctx.unused.update(id(v) for e in jaxpr.eqns for v in e.outvars if id(v) not in used)
-
-
-def pp_jaxpr(jaxpr: Jaxpr, ctx: PPContext) -> pp.Doc:
-    constvars = pp_vars(jaxpr.constvars, ctx)
-    invars = pp_vars(jaxpr.invars, ctx)
-    eqns = pp.join(pp.brk(), [pp_eqn(e, ctx) for e in jaxpr.eqns])
-    outs = pp.concat(
-        [
-            pp.text("("),
-            pp_vars(jaxpr.outvars, ctx, separator=",", shapes=False),
-            pp.text(",)" if len(jaxpr.outvars) == 1 else ")"),
-        ]
-    )
-    return pp.group(
-        pp.nest(
-            2,
-            pp.concat(
-                [
-                    pp.text("{ lambda "),
-                    constvars,
-                    pp.text("; "),
-                    invars,
-                    pp.text(". let"),
-                    pp.nest(2, pp.brk() + eqns),
-                    pp.brk(),
-                    pp.text("in "),
-                    outs,
-                ]
-            ),
-        )
-        + pp.text(" }")
-    )
 
 
 def _jaxprs_in_params(params: dict) -> list[Jaxpr]:
@@ -754,49 +677,3 @@ def _jaxprs_in_params(params: dict) -> list[Jaxpr]:
             elif isinstance(x, Jaxpr):
                 out.append(x)
     return out
-
-
-def pp_toplevel_jaxpr(top: Jaxpr) -> pp.Doc:
-    """Print ``top``, hoisting inner jaxprs that are used more than once (or are long) into
-    ``let name = { ... } in`` bindings before it, as JAX 0.10 does."""
-    counts: dict[int, int] = {}
-    objs: dict[int, Jaxpr] = {}
-    names: dict[int, str] = {}
-    queue = [top]
-    while queue:
-        j = queue.pop(0)
-        objs[id(j)] = j
-        counts[id(j)] = counts.get(id(j), 0) + (2 if j is not top and len(j.eqns) > 10 else 1)
-        for eqn in j.eqns:
-            inner = _jaxprs_in_params(eqn.params)
-            queue.extend(inner)
-            name = eqn.params.get("name")
-            if isinstance(name, str):
-                for sub in inner:
-                    names.setdefault(id(sub), name.strip("<>"))
-    ctx = PPContext()
-    taken: dict[str, int] = {}
-    shared = []
-    for jid, c in counts.items():
-        if c == 1 or objs[jid] is top:
-            continue
-        name = names.get(jid, "jaxpr")
-        n = taken.get(name, 0)
-        taken[name] = n + 1
-        if n:
-            name = f"{name}{n}"
-            taken[name] = taken.get(name, 0) + 1
-        ctx.shared[jid] = name
-        shared.append(jid)
-    docs = []
-    for jid in shared:
-        # A hoisted jaxpr prints in full at its binding, not as a reference to itself.
-        name = ctx.shared.pop(jid)
-        docs.append(
-            pp.concat([pp.text(f"let {name} = "), pp_jaxpr(objs[jid], ctx), pp.text(" in")])
-        )
-        ctx.shared[jid] = name
-    # Only the top-level program's unused results print as `_` (inner ones keep names).
-    _mark_unused(top, ctx)
-    docs.append(pp_jaxpr(top, ctx))
-    return pp.join(pp.hardline(), docs) if len(docs) > 1 else docs[0]

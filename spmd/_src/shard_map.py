@@ -15,8 +15,13 @@ assembly of the outputs) is traced once per body and layout and compiled.
 
 ``shard_map_reference`` (module ``shard_map_reference``) is the executable specification: a loop
 over every device that slices the inputs, interprets the body device by device in lockstep, does
-each collective by hand, and writes the output blocks. Tests compare the two. The replication
-check (``check_vma``) lives in ``shard_map_check``.
+each collective by hand, and writes the output blocks. Tests compare the two.
+
+With ``check_vma`` (the default) the body is typed as in JAX: each value carries the mesh axes
+it varies over (``{V:x}`` in printed jaxprs), ``pvary`` casts are inserted where values of
+different types meet, and psum is ``psum_invariant``; out_specs that claim replication the
+body does not establish are rejected (``shard_map_check``). Autodiff differentiates the body:
+the jvp, linearization and transpose of a shard_map are shard_maps (``shard_map_autodiff``).
 
 >>> mesh = spmd.make_mesh((8,), ("x",))
 >>> f = shard_map(lambda x: lax.psum(x.sum(), "x"), mesh=mesh, in_specs=P("x"), out_specs=P())
@@ -34,21 +39,20 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dispatch
+# The replication check and the reference loop live in their own modules; their public names are
+# re-exported here.
+from spmd._src import core, dispatch, shard_map_autodiff
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
-from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.interpreters import batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.lax import parallel
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.rules import moveaxis
 from spmd._src.mesh import Mesh, get_mesh
-
-# The replication check and the reference loop live in their own modules; their public names are
-# re-exported here.
-from spmd._src.shard_map_check import _check_vma, infer_vma
+from spmd._src.shard_map_check import _BodyContext, _check_vma, _MeshAxisEnv, _type_body, infer_vma
 from spmd._src.shard_map_reference import shard_map_reference
 from spmd._src.sharding import NamedSharding, P, PartitionSpec, spec_axes
 from spmd._src.util import LRU, prod
@@ -77,20 +81,6 @@ def _device_shape(shape: Sequence[int], spec: PartitionSpec, sizes: dict) -> tup
     return tuple(
         d // prod(sizes[a] for a in axes) for d, axes in zip(shape, _spec_entries(spec, len(shape)))
     )
-
-
-class _MeshAxisEnv:
-    """Binds the manual axes as names (for collectives and their abstract evaluation)."""
-
-    def __init__(self, mesh: Mesh, manual: tuple) -> None:
-        self.env = tuple((a, mesh.shape[a]) for a in manual)
-
-    def __enter__(self) -> None:
-        self.prev = core.trace_ctx.axis_env
-        core.trace_ctx.axis_env = self.prev + self.env
-
-    def __exit__(self, *exc) -> None:
-        core.trace_ctx.axis_env = self.prev
 
 
 def _split_input(x: Any, spec: PartitionSpec, sizes: dict, manual: tuple) -> tuple[Any, set]:
@@ -172,7 +162,10 @@ def global_program(
             a = manual[level]
             in_dims = [0 if a in m else None for m in mentioned]
             outs, dims = batching.batch_fun(
-                lambda *t: run(level + 1, t), batching.AxisData(a, sizes[a]), vals, in_dims
+                lambda *t: run(level + 1, t),
+                batching.AxisData(a, sizes[a], per_device=True),
+                vals,
+                in_dims,
             )
             level_dims[level] = dims
             return outs
@@ -292,30 +285,42 @@ def _shard_map_vmap(axis_data, vals, dims, **params):
     out_specs = tuple(
         s if d is None else _insert_none(s, d) for s, d in zip(params["out_specs"], out_dims)
     )
+    check_vma = params["check_vma"]
+    with _BodyContext(mesh, manual, check_vma):
+        body = _type_body(body, mesh, manual, in_specs, out_specs, check_vma)
     new = dict(params, jaxpr=body, in_specs=in_specs, out_specs=out_specs)
     return shard_map_p.bind(*vals, **new), list(out_dims)
-
-
-def _shard_map_inline(*args, **params):
-    # Autodiff sees the global program: each inner primitive (collectives in their stacked,
-    # global form included) is differentiated by its own rule, so gradients are those of the
-    # function shard_map computes on global arrays.
-    prog = _program_of(params)
-    return core.eval_jaxpr(prog.jaxpr, prog.consts, *args)
 
 
 def _shard_map_sharding(specs, avals, *, mesh, out_specs, **_):
     return [NamedSharding(mesh, s) for s in out_specs]
 
 
+class _AxisNames:
+    """Prints a set of mesh axis names as ``frozenset({'x', 'y'})`` in mesh order (JAX's
+    order is the set's hash order, which varies between runs)."""
+
+    def __init__(self, names: tuple) -> None:
+        self.names = names
+
+    def __str__(self) -> str:
+        return "frozenset({" + ", ".join(repr(a) for a in self.names) + "})"
+
+
+def _shard_map_pp(params: dict) -> list:
+    manual = _AxisNames(_params_manual(params))
+    return sorted(dict(params, newly_manual_axes=manual).items())
+
+
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
 shard_map_p.def_impl(_shard_map_impl)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
 batching.primitive_batchers[shard_map_p] = _shard_map_vmap
-ad.call_inline_rules[shard_map_p] = _shard_map_inline
+shard_map_autodiff.register(shard_map_p)
 dispatch.compile_rules[shard_map_p] = _shard_map_compile
 sharding_rules.sharding_rules[shard_map_p] = _shard_map_sharding
 sharding_rules.sets_sharding.add(shard_map_p)
+core.pp_param_rules[shard_map_p] = _shard_map_pp
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,6 +395,11 @@ def _check_spec(
     dtype,
 ) -> None:
     ty = f"{np.dtype(dtype).name}[{','.join(map(str, shape))}]"
+    # in_specs name the argument ("in_specs for args[0] (bound to ...)"); out_specs index into
+    # the output tree ("out_specs[1]"), or are the whole tree (path "").
+    where = f"{what}{path}" if what == "out_specs" else f"{what} for {path}"
+    noun = "input" if what == "in_specs" else "output"
+    item = f"{noun} {path}" if path else noun
     used: dict = {}
     for i, e in enumerate(spec):
         for a in spec_axes(e):
@@ -398,23 +408,22 @@ def _check_spec(
                 raise ValueError(
                     f"shard_map {what} must refer only to {kind} axes "
                     f"{tuple(a for a in manual) if kind == 'manual' else mesh.axis_names}, but "
-                    f"{what}{path} is {spec}, which refers to {a!r}"
+                    f"{where} is {spec}, which refers to {a!r}"
                     + ("" if a in mesh.shape else f" (the mesh has axes {dict(mesh.shape)})")
                     + "."
                 )
             if a in used:
                 raise ValueError(
-                    f"shard_map {what}{path} is {spec}, which uses mesh axis {a!r} for both "
+                    f"shard_map {where} is {spec}, which uses mesh axis {a!r} for both "
                     f"dimension {used[a]} and dimension {i}; each mesh axis may split one "
                     "dimension."
                 )
             used[a] = i
     if len(spec) > len(shape):
-        noun = "input" if what == "in_specs" else "output"
         raise ValueError(
             f"shard_map applied to the function '{fun_name}' was given an {what} entry which "
-            f"is too long to be compatible with the corresponding {noun} value: {what}{path} "
-            f"is {spec} which has length {len(spec)}, but the {noun} {path} has shape {ty}, "
+            f"is too long to be compatible with the corresponding {noun} value: {where} "
+            f"is {spec} which has length {len(spec)}, but the {item} has shape {ty}, "
             f"which has rank {len(shape)} (and {len(shape)} < {len(spec)}). For scalars use "
             "P()."
         )
@@ -466,7 +475,7 @@ def _trace_body(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs, p
         box.append((out_tree, out))
         return out_leaves
 
-    with _MeshAxisEnv(mesh, manual), parallel.vma_checked_axes(manual if check_vma else ()):
+    with _BodyContext(mesh, manual, check_vma):
         closed = pe.trace_to_jaxpr(flat_fun, pd_avals, pe.DebugInfo("shard_map", fun_name, paths))
     out_tree, out = box[0]
     dummy = tu.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
@@ -479,17 +488,22 @@ def _trace_body(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs, p
     for s, a, p in zip(out_flat, closed.out_avals, out_paths):
         _check_spec(s, a.shape, "out_specs", p, mesh, manual, fun_name, a.dtype)
     consts: list = []
-    if any(isinstance(c, Tracer) for c in closed.consts):
-        # Values of an enclosing trace the body closes over become replicated operands.
+    if closed.consts:
+        # Values the body closes over (arrays, tracers of an enclosing trace) become leading
+        # replicated operands, as in JAX.
         j, consts = pe.convert_constvars_jaxpr(closed)
         closed = ClosedJaxpr(j, [])
     in_specs = tuple([P()] * len(consts) + list(specs))
+    with _BodyContext(mesh, manual, check_vma):
+        closed = _type_body(closed, mesh, manual, in_specs, out_flat, check_vma)
     if check_vma:
-        in_vmas = [frozenset()] * len(consts) + [
-            frozenset(a for e in s for a in spec_axes(e)) for s in specs
-        ]
-        _check_vma(closed, in_vmas, out_flat, out_paths, manual, mesh, fun_name)
+        outs = [a.aval.vma for a in closed.jaxpr.outvars]
+        _check_vma(outs, out_flat, out_paths, manual, mesh, fun_name)
     return _Traced(closed, out_tree, tuple(out_flat), in_specs, consts)
+
+
+def _has_tracers(xs) -> bool:
+    return any(isinstance(x, Tracer) for x in xs)
 
 
 def _infer_in_specs(leaves, mesh, manual) -> list:
@@ -552,7 +566,7 @@ def _prepare(f, mesh, in_specs, out_specs, axis_names, check_vma, leaves, in_tre
     traced = _trace_cache.get(key) if key is not None else None
     if traced is None:
         traced = _trace_body(f, m, manual, check_vma, in_tree, leaves, specs, out_specs, paths)
-        if key is not None and not traced.consts:
+        if key is not None and not _has_tracers(traced.consts):
             _trace_cache[key] = traced
     return traced, m, manual
 
@@ -574,7 +588,7 @@ class Executable:
     """A traced shard_map ready to run eagerly on Arrays of one signature: the compiled global
     program and the results' shardings (the fast path of eager calls)."""
 
-    __slots__ = ("traced", "run", "shardings", "weak")
+    __slots__ = ("traced", "run", "shardings", "weak", "consts")
 
     def __init__(self, traced: _Traced, mesh: Mesh, manual: tuple, check_vma: bool) -> None:
         self.traced = traced
@@ -588,9 +602,10 @@ class Executable:
         )
         self.shardings = [NamedSharding(mesh, s) for s in traced.out_specs]
         self.weak = [a.weak_type for a in traced.jaxpr.out_avals]
+        self.consts = [c._value if type(c) is Array else c for c in traced.consts]
 
     def __call__(self, leaves: Sequence[Array]) -> Any:
-        outs = self.run(*[x._value for x in leaves])
+        outs = self.run(*self.consts, *[x._value for x in leaves])
         res = [
             Array(o if type(o) is np.ndarray else np.asarray(o), w, s)
             for o, w, s in zip(outs, self.weak, self.shardings)
@@ -625,7 +640,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, axis_names, check_vma, args, f
     traced, m, manual = _prepare(
         f, mesh, in_specs, out_specs, axis_names, check_vma, leaves, in_tree, paths
     )
-    if fast is not None and eager and sig is not None and not traced.consts:
+    if fast is not None and eager and sig is not None and not _has_tracers(traced.consts):
         if len(fast) >= 64:
             fast.clear()
         fast[key] = exe = Executable(traced, m, manual, check_vma)

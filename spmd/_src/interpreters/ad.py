@@ -75,7 +75,7 @@ def tangent_dtype(dtype: np.dtype) -> np.dtype:
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     # Weak types carry over to tangents (as in JAX), so grad of a weakly typed input is weak.
     dt = tangent_dtype(aval.dtype)
-    return ShapedArray(aval.shape, dt, aval.weak_type and dt != dtypes.float0)
+    return ShapedArray(aval.shape, dt, aval.weak_type and dt != dtypes.float0, aval.vma)
 
 
 def _missing_hook(*args, **kwargs):

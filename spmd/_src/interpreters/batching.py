@@ -99,7 +99,7 @@ def refers_to_axis(prim: core.Primitive, params: dict, name: Any) -> bool:
 
 class AxisData:
     """The mapped axis of a BatchTrace: its name (or None), size, SPMD mesh axis name, and
-    whether its indices are devices (``per_device``; ``None``: decided by ``batch_fun``)."""
+    whether its indices are devices (``per_device``: shard_map and pmap; vmap's are not)."""
 
     __slots__ = ("name", "size", "spmd_name", "per_device", "env_depth")
 
@@ -215,13 +215,8 @@ def batch_fun(
 ) -> tuple[list[Any], list[int | None]]:
     """Run ``fun`` (flat args -> flat outputs) with the given args batched along ``in_dims``;
     returns the output values and their batch dimensions (``None``: unbatched)."""
-    per_device = axis_data.per_device
-    if per_device is None:
-        # A map over devices binds its axis name for the whole body before batching it
-        # (shard_map's mesh axes; pmap is shard_map); vmap binds its name here, fresh. Maps
-        # that know pass ``per_device`` themselves.
-        bound = any(n == axis_data.name for n, _ in core.trace_ctx.axis_env)
-        per_device = axis_data.name is not None and bound
+    # Only maps over devices (shard_map's mesh axes; pmap is shard_map) say per_device=True.
+    per_device = bool(axis_data.per_device)
     depth = axis_data.env_depth
     axis_data = AxisData(axis_data.name, axis_data.size, axis_data.spmd_name, per_device)
     # A map batching an inner jaxpr (a shard_map or jit in its body) is the same map: it keeps

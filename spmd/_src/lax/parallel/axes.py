@@ -199,3 +199,15 @@ pvary_p.def_impl(lambda x, *, axes: x)
 pvary_p.def_abstract_eval(lambda x, *, axes: x)
 deflinear(pvary_p, _pvary_transpose)
 batching.primitive_batchers[pvary_p] = _pvary_vmap
+
+
+# psum_invariant's transpose is the cast pvary (JAX's typed rule): its result is one value for
+# all devices, so each device's operand receives that cotangent, now typed as varying. The
+# cast changes no value (the rule this replaces passed the cotangent through untyped).
+def _psum_invariant_transpose(ct, x, *, axes):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)]
+    return [pvary_p.bind(ct, axes=tuple(axes))]
+
+
+deflinear(psum_invariant_p, _psum_invariant_transpose)
