@@ -705,3 +705,18 @@ def test_fma_emulation_is_correctly_rounded():
     got = _fma64(x, y, z)
     want = [float(Fraction(x[i]) * Fraction(y[i]) + Fraction(z[i])) for i in range(n)]
     assert got.tolist() == want
+
+
+def test_long_vector_dots_run_in_row_blocks_with_the_same_bits():
+    # More rows than one block: the blocked multiply + reduce equals the whole-array one.
+    from spmd._src.lax import dot as dot_module
+
+    rng = np.random.default_rng(7)
+    rows = 2 * dot_module._ROW_BLOCK + 123
+    for k in (3, 20):
+        a = rng.standard_normal((rows, k)).astype(np.float32)
+        b = rng.standard_normal((rows, k)).astype(np.float32)
+        a[::5] = -0.0
+        got = np.asarray(spmd.vmap(spmd.numpy.vdot)(a, b))
+        want = dot_module._lane_sum(a * b, 16)
+        assert got.tobytes() == want.tobytes(), k

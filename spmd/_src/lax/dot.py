@@ -371,7 +371,9 @@ def _xla_order(lhs, rhs, lt, rt, lc, rc, lb, rb, b, m, n, k) -> np.ndarray | Non
     if b * k >= _YNN_MIN_SIZE:
         if any(row_major):
             lanes = _YNN_LANES[dt]
-            return _lane_sum(lv * rv, lanes) if k <= 5 * lanes else None
+            return (
+                _by_rows(lambda a, c: _lane_sum(a * c, lanes), lv, rv) if k <= 5 * lanes else None
+            )
         # The products laid out contraction-major: summed in order (measured for K <= 4).
         return _window_sum(lv * rv) if k <= 4 else None
     if k > _WINDOW:
@@ -388,6 +390,21 @@ def _xla_order(lhs, rhs, lt, rt, lc, rc, lb, rb, b, m, n, k) -> np.ndarray | Non
             for i in range(k):
                 acc = acc + lm[..., i] * rm[..., i]
             out.reshape(-1, count)[:, :nv] = acc
+    return out
+
+
+# Rows per block of a blocked multiply + reduce: its products and partial sums stay in cache.
+_ROW_BLOCK = 16384
+
+
+def _by_rows(fn, lv: np.ndarray, rv: np.ndarray) -> np.ndarray:
+    """``fn(lv, rv)`` (rows, K) -> (rows,), block of rows by block of rows."""
+    rows = lv.shape[0]
+    if rows <= _ROW_BLOCK:
+        return fn(lv, rv)
+    out = np.empty(rows, lv.dtype)
+    for s in range(0, rows, _ROW_BLOCK):
+        out[s : s + _ROW_BLOCK] = fn(lv[s : s + _ROW_BLOCK], rv[s : s + _ROW_BLOCK])
     return out
 
 
