@@ -8,6 +8,7 @@ the reference loop (``shard_map_reference``), which interprets the body device b
 from __future__ import annotations
 
 import itertools
+import zlib
 from functools import partial
 
 import numpy as np
@@ -690,3 +691,42 @@ def test_keyword_arguments():
     f = spmd.shard_map(lambda v: v, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
     with pytest.raises(TypeError, match=r"got keyword arguments \['v'\]"):
         f(v=np.arange(8.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# axis_index_groups on 2-D meshes (JAX refuses groups in shard_map: the reference loop is the
+# oracle)
+
+
+def _random_groups(n: int, size: int, rng) -> list[list[int]]:
+    perm = rng.permutation(n).tolist()
+    return [perm[i : i + size] for i in range(0, n, size)]
+
+
+_GROUP_OPS = {
+    "psum": lambda v, a, g: lax.psum(v, a, axis_index_groups=g),
+    "pmax": lambda v, a, g: lax.pmax(v, a, axis_index_groups=g),
+    "all_gather": lambda v, a, g: lax.all_gather(v, a, axis_index_groups=g, axis=1, tiled=True),
+    "psum_scatter": lambda v, a, g: lax.psum_scatter(
+        v, a, axis_index_groups=g, scatter_dimension=1, tiled=True
+    ),
+    "all_to_all": lambda v, a, g: lax.all_to_all(v, a, 1, 0, axis_index_groups=g, tiled=True),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_GROUP_OPS))
+@pytest.mark.parametrize("mesh_shape", [(2, 4), (4, 2)])
+@pytest.mark.parametrize("axes", [("x", "y"), ("y", "x"), "x", "y"])
+def test_groups_on_2d_meshes_against_reference(op, mesh_shape, axes):
+    rng = np.random.default_rng(zlib.crc32(f"{op} {mesh_shape} {axes}".encode()))
+    sizes = dict(zip(("x", "y"), mesh_shape))
+    n = int(np.prod([sizes[a] for a in (axes if isinstance(axes, tuple) else (axes,))]))
+    groups = _random_groups(n, n // 2, rng)
+    mesh = mesh_of(mesh_shape, ("x", "y"))
+    x = rng.integers(-50, 50, (mesh_shape[0] * 2, mesh_shape[1] * 8)).astype(np.int32)
+    f = spmd.shard_map(lambda v: _GROUP_OPS[op](v, axes, groups), mesh=mesh,
+                       in_specs=P("x", "y"), out_specs=P("x", "y"), check_vma=False)  # fmt: skip
+    with reference_mode():
+        want = np.asarray(f(x))
+    assert np.asarray(f(x)).tobytes() == want.tobytes()
+    assert np.asarray(spmd.jit(f)(x)).tobytes() == want.tobytes()
