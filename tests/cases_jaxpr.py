@@ -346,4 +346,25 @@ def shard_map_under_jit(jax, jnp, lax):
     return (lambda x: step(x) * 2.0), (X34[:2].copy(),)
 
 
+# pmap: a jit of its shard_map over a 1-D mesh (JAX 0.10)
+
+
+@case
+def pmap_psum(jax, jnp, lax):
+    f = jax.pmap(lambda x: lax.psum(x * 2, "i"), axis_name="i")
+    return f, (np.ones((4, 3), np.float32),)
+
+
+@case
+def pmap_in_axes_none_out_axes_1(jax, jnp, lax):
+    f = jax.pmap(lambda x, w: x @ w, in_axes=(0, None), out_axes=1)
+    return f, (np.ones((4, 2, 3), np.float32), np.ones((3, 5), np.float32))
+
+
+@case
+def pmap_all_gather_grad(jax, jnp, lax):
+    f = jax.pmap(jax.grad(lambda x: lax.all_gather(x, "i").sum()), axis_name="i")
+    return f, (np.ones((4, 3), np.float32),)
+
+
 __all__ = ["CASES"]

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core
+from spmd._src import api, core
 from spmd._src import devices as dev
 from spmd._src import tree_util as tu
 from spmd._src.config import config
@@ -29,14 +29,8 @@ from spmd._src.shard_map import Executable, _bind, _fun_name, _prepare, array_si
 from spmd._src.sharding import P
 from spmd._src.util import LRU
 
-
-class _PmapAxis:
-    """The name of a pmap axis given no axis_name (unique; printed like JAX's)."""
-
-    __slots__ = ("__weakref__",)
-
-    def __repr__(self) -> str:
-        return f"<axis {hex(id(self))}>"
+# The axis name of a pmap given none (JAX 0.10's, as its printed jaxprs show).
+_UNNAMED_AXIS = "_internal_pmap_axis_name"
 
 
 def _ensure_tuple(x: Any) -> tuple:
@@ -193,7 +187,7 @@ def pmap(
         raise TypeError(f"pmap: expected a function as the first argument, got {fun!r}")
     if backend not in (None, "cpu"):
         raise ValueError(f"pmap: backend {backend!r} is not available (only 'cpu')")
-    name = axis_name if axis_name is not None else _PmapAxis()
+    name = axis_name if axis_name is not None else _UNNAMED_AXIS
     static = tuple(sorted({operator.index(i) for i in _ensure_tuple(static_broadcasted_argnums)}))
     _ensure_tuple(donate_argnums)  # accepted; buffers are never donated
     cache = LRU(64)
@@ -275,7 +269,14 @@ def pmap(
                 fast.clear()
             fast[fast_key] = exe = Executable(traced, mesh, manual, False)
             return exe(args)
-        outs = _bind(traced, mesh, manual, False, leaves)
+        if eager:
+            outs = _bind(traced, mesh, manual, False, leaves)
+        else:
+            # Staged, pmap is a jit of its shard_map, as JAX 0.10 prints it (jit[name=_fun]).
+            def _fun(*xs):
+                return _bind(traced, mesh, manual, False, list(xs))
+
+            outs = api.jit(_fun)(*leaves)
         return tu.tree_unflatten(traced.out_tree, outs)
 
     return pmapped
