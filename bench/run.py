@@ -3,11 +3,13 @@
     python bench/run.py                      # all of them
     python bench/run.py dispatch             # only bench_dispatch.py
     python bench/run.py pmap collectives     # the SPMD ones: bench_pmap.py, bench_collectives.py
+    python bench/run.py sharding             # sharded arrays and jit: bench_sharding.py
     python bench/run.py --jax-python PATH    # options are passed on to every benchmark
 
 Benchmarks: dispatch (per-call overhead), mlp (a training step), pmap (seed 001's
 pmap(vmap(dot)) and pmap/shard_map dispatch), collectives (psum, all_gather, psum_scatter,
-all_to_all, ppermute bandwidth next to memcpy).
+all_to_all, ppermute bandwidth next to memcpy), sharding (device_put, jit on sharded arrays and
+seed 004's layer with jit, constraints and shard_map).
 
 Benchmarks print their own tables; they are not tests and assert nothing.
 """
