@@ -521,3 +521,199 @@ def test_bfloat16_sums_accumulate_in_float32():
             assert got[3].view(np.uint16).tolist() == want.view(np.uint16).tolist(), (dt, kind)
         rs = run("shard_map", lambda y: lax.psum_scatter(y.reshape(8, 32), "i"), v)
         assert rs.view(np.uint16).tolist() == want.reshape(8, 32).view(np.uint16).tolist()
+
+
+# ---------------------------------------------------------------------------------------------
+# The movement kernels' two paths (no groups: in place / one copy; groups: gathered), over
+# random layouts, against a per-device loop
+
+
+def _bf16():
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def _ref_psum_scatter(vals, p, dtype, sd, tiled):
+    acc = np.float32 if dtype == _bf16() else dtype  # bfloat16 accumulates in float32
+    total = fold(np.add, acc)([v.astype(acc) for v in vals], p).astype(dtype)
+    return np.split(total, len(vals), axis=sd)[p] if tiled else np.take(total, p, axis=sd)
+
+
+def _ref_all_to_all(vals, q, split, concat, tiled):
+    if tiled:
+        return np.concatenate([np.split(v, len(vals), axis=split)[q] for v in vals], concat)
+    return np.stack([np.take(v, q, axis=split) for v in vals], concat)
+
+
+def _random_groups(rng, n):
+    m = int(rng.choice([d for d in range(1, n + 1) if n % d == 0]))
+    return equal_groups(n, m, int(rng.integers(1 << 30)))
+
+
+def _kernels_once(rng, hits):
+    """One random layout through the three kernels, each checked against a per-device loop."""
+    from spmd._src.lax.parallel import movement as mv
+
+    k = int(rng.integers(1, 3))  # stacked device dimensions, named in a random order
+    devs = tuple(int(d) for d in rng.choice([1, 2, 3, 4], size=k))
+    n = int(np.prod(devs))
+    entries = tuple(int(e) for e in rng.permutation(k))
+    nd = int(rng.integers(1, 4))
+    dtype = np.dtype(str(rng.choice(["float32", "int32", "float16"])))
+    if rng.integers(4) == 0:
+        dtype = _bf16()
+    groups = _random_groups(rng, n) if rng.integers(2) else None
+    tgroups = None if groups is None else tuple(map(tuple, groups))
+    m = n if groups is None else len(groups[0])
+
+    def operand(pd):
+        v = data("int32" if dtype.kind == "i" else "float32", devs + tuple(pd), rng.integers(99))
+        return v.astype(dtype)
+
+    def by_device(x):  # the devices in the kernel's numbering: entries' order, first major
+        return x.transpose(entries + tuple(range(k, x.ndim))).reshape((n,) + x.shape[k:])
+
+    def check(name, got, want, path):
+        # `want` per device in the kernel's numbering, back to the operand's device layout.
+        want = want.reshape(tuple(devs[e] for e in entries) + want.shape[1:])
+        want = want.transpose(tuple(np.argsort(entries)) + tuple(range(k, want.ndim)))
+        assert got.dtype == want.dtype and got.shape == want.shape, (name, got.shape)
+        assert np.ascontiguousarray(got).tobytes() == want.tobytes(), (name, entries, groups)
+        hits[name, path] = hits.get((name, path), 0) + 1
+
+    path = "all" if groups is None else "groups"
+    sd, tiled = int(rng.integers(nd)), bool(rng.integers(2))
+    pd = rng.integers(1, 4, nd)
+    pd[sd] = m * rng.integers(1, 3) if tiled else m
+    x = operand(pd)
+    got = mv._reduce_scatter_impl(
+        x, axis_index_groups=tgroups, axis_name=entries, axis_size=m, scatter_dimension=sd,
+        tiled=tiled,
+    )  # fmt: skip
+    want = per_device(lambda v, p: _ref_psum_scatter(v, p, dtype, sd, tiled), by_device(x), groups)
+    check("psum_scatter", got, want, path)
+
+    a, b = int(rng.integers(nd)), int(rng.integers(nd))  # the primitive is always tiled
+    pd = rng.integers(1, 4, nd)
+    pd[a] = m * rng.integers(1, 3)
+    x = operand(pd)
+    got = mv._all_to_all_impl(
+        x, axis_index_groups=tgroups, axis_name=entries, concat_axis=b, split_axis=a, tiled=True
+    )
+    want = per_device(lambda v, q: _ref_all_to_all(v, q, a, b, True), by_device(x), groups)
+    check("all_to_all", got, want, path)
+
+    cnt = int(rng.integers(0, n + 1))  # a partial permutation: some devices receive nothing
+    perm = tuple(zip(rng.permutation(n)[:cnt].tolist(), rng.permutation(n)[:cnt].tolist()))
+    x = operand(rng.integers(1, 4, nd))
+    got = mv._ppermute_impl(x, axis_name=entries, perm=perm)
+    check("ppermute", got, _ppermute_ref(by_device(x), perm), "all")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_movement_kernels_on_random_layouts(seed, monkeypatch):
+    # The primitives' kernels directly, on operands with 1-2 stacked device dimensions named in
+    # any order (as nested maps bind them), ranks 1-3, int32/float16/float32/bfloat16, with
+    # and without axis_index_groups: every path of each kernel, bit for bit. With groups, odd
+    # seeds take the block-by-block path the kernels use for large blocks.
+    from spmd._src.lax.parallel import movement as mv
+
+    if seed % 2:
+        monkeypatch.setattr(mv, "_BLOCKWISE_BYTES", 0)
+    rng = np.random.default_rng(seed)
+    hits: dict = {}
+    for _ in range(60):
+        _kernels_once(rng, hits)
+    for name in ("psum_scatter", "all_to_all"):
+        assert hits.get((name, "all")) and hits.get((name, "groups")), hits
+
+
+def _public_case(rng):
+    """A random collective through its public wrapper: (fn, names, sizes, input, want, label);
+    ``want`` is per device, from the per-device loop."""
+    if rng.integers(2):
+        names, sizes = ("i",), (int(rng.integers(2, 6)),)
+    else:
+        names, sizes = ("i", "j"), (2, int(rng.integers(2, 5)))
+    n = int(np.prod(sizes))
+    coords = list(np.ndindex(*sizes))
+    over = names if rng.integers(2) else names[::-1]
+    # Devices numbered over the named axes in the order named, first major.
+    order = [names.index(a) for a in over]
+    pos = [int(np.ravel_multi_index([c[i] for i in order], [sizes[i] for i in order]))
+           for c in coords]  # fmt: skip
+    nd = int(rng.integers(1, 4))
+    groups = _random_groups(rng, n) if rng.integers(2) else None
+    m = n if groups is None else len(groups[0])
+    kind = str(rng.choice(["psum_scatter", "all_to_all", "ppermute"]))
+    tiled = bool(rng.integers(2))
+    ax = int(rng.integers(-nd, nd))
+    pd = rng.integers(1, 4, nd)
+    pd[ax] = m * rng.integers(1, 3) if tiled else m
+    x = data(str(rng.choice(["float32", "int32"])), sizes + tuple(pd), rng.integers(99))
+    stacked = np.stack([x[coords[pos.index(d)]] for d in range(n)])
+    label = f"{kind} over {over}, sizes {sizes}, groups {groups}, axis {ax}, tiled {tiled}"
+    if kind == "psum_scatter":
+
+        def fn(y):
+            return lax.psum_scatter(
+                y, over, scatter_dimension=ax, tiled=tiled, axis_index_groups=groups
+            )
+
+        want = per_device(
+            lambda v, p: _ref_psum_scatter(v, p, x.dtype, ax % nd, tiled), stacked, groups
+        )
+    elif kind == "all_to_all":
+        c = int(rng.integers(-nd, nd))
+        label += f", concat {c}"
+
+        def fn(y):
+            return lax.all_to_all(y, over, ax, c, tiled=tiled, axis_index_groups=groups)
+
+        want = per_device(
+            lambda v, q: _ref_all_to_all(v, q, ax % nd, c % nd, tiled), stacked, groups
+        )
+    else:
+        cnt = int(rng.integers(0, n + 1))
+        perm = list(zip(rng.permutation(n)[:cnt].tolist(), rng.permutation(n)[:cnt].tolist()))
+        label = f"ppermute over {over}, sizes {sizes}, perm {perm}"
+
+        def fn(y):
+            return lax.ppermute(y, over, perm)
+
+        # ppermute numbers devices in the order the axes are bound, whatever `over` says.
+        pos = list(range(n))
+        want = _ppermute_ref(x.reshape((n,) + x.shape[len(sizes) :]), perm)
+    want = np.stack([want[pos[i]] for i in range(n)]).reshape(sizes + want.shape[1:])
+    return fn, names, sizes, x, want, label
+
+
+def _run_public_case(fn, names, sizes, x):
+    """``fn`` per device under nested vmaps, shard_map and the shard_map reference loop."""
+    k = len(names)
+    v = fn
+    for name in names[::-1]:
+        v = spmd.vmap(v, axis_name=name)
+    got = {"vmap": np.asarray(v(x))}
+    mesh = spmd.make_mesh(sizes, names, devices=spmd.devices()[: int(np.prod(sizes))])
+    f = spmd.shard_map(
+        lambda b: fn(b[(0,) * k])[(None,) * k], mesh=mesh, in_specs=P(*names),
+        out_specs=P(*names),
+    )  # fmt: skip
+    got["shard_map"] = np.asarray(f(x))
+    with reference_mode():
+        got["reference"] = np.asarray(f(x))
+    return got
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_movement_collectives_on_random_layouts(seed):
+    # Through the public wrappers (negative axes, untiled forms, one or two named axes in
+    # either order, groups or none), batched and in the reference loop.
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(16):
+        fn, names, sizes, x, want, label = _public_case(rng)
+        for kind, got in _run_public_case(fn, names, sizes, x).items():
+            assert got.dtype == want.dtype and got.shape == want.shape, (label, kind, got.shape)
+            assert got.tobytes() == want.tobytes(), f"{label} under {kind}"

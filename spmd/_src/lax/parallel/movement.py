@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -32,7 +33,7 @@ from spmd._src.lax.parallel._common import (
     _unflat_devices,
 )
 from spmd._src.lax.parallel.axes import axis_index
-from spmd._src.lax.parallel.reductions import _fold
+from spmd._src.lax.parallel.reductions import _BF16, _fold
 from spmd._src.lax.rules import deflinear, moveaxis
 from spmd._src.util import prod
 
@@ -49,6 +50,30 @@ __all__ = [
     "pswapaxes",
     "reduce_scatter_p",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel helpers. The kernels run once per call of a compiled program, so at small sizes their
+# Python overhead is the cost: these avoid np.moveaxis's and np.argsort's per-call work.
+
+
+# With axis_index_groups, blocks of at least this many bytes are moved (and summed) one by one,
+# straight into the result: a Python step per block, but no gathered copy and no scatter.
+_BLOCKWISE_BYTES = 1 << 14
+
+
+def _move(x: np.ndarray, src: int, dst: int) -> np.ndarray:
+    """``np.moveaxis(x, src, dst)`` for one non-negative axis: a view."""
+    perm = list(range(x.ndim))
+    perm.insert(dst, perm.pop(src))
+    return x.transpose(perm)
+
+
+def _unflat(y: np.ndarray, entries: tuple, shape: tuple) -> np.ndarray:
+    """``_unflat_devices``; a reshape alone when the entries are already in order."""
+    if entries == tuple(range(len(entries))):
+        return y.reshape(tuple(shape) + y.shape[1:])
+    return _unflat_devices(y, entries, shape)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,25 +354,58 @@ def _reduce_scatter_abstract_eval(
     return ShapedArray(x.shape[:k] + out, x.dtype, x.weak_type)
 
 
+def _fold_into(out: np.ndarray, rows: list) -> None:
+    """Write into ``out`` the left fold (``np.add``) of ``rows`` in order: the bits ``_fold``
+    gives, reading the rows where they are instead of stacking them first."""
+    if len(rows) < 2 or out.dtype == _BF16:
+        out[...] = _fold(np.add, np.stack(rows))  # bfloat16 accumulates in float32 there
+        return
+    np.add(rows[0], rows[1], out=out)
+    for r in rows[2:]:
+        np.add(out, r, out=out)
+
+
+def _member_blocks(a: np.ndarray, sd: int, m: int, tiled: bool) -> np.ndarray:
+    """``a`` (a leading dimension, then per-device ones) as ``(lead, p, ...block p)``: its
+    scatter dimension ``sd`` cut into ``m`` blocks (untiled: ``m`` entries), as a view."""
+    if tiled:
+        s = a.shape
+        a = a.reshape(s[: sd + 1] + (m, s[sd + 1] // m) + s[sd + 2 :])
+    return _move(a, sd + 1, 1)
+
+
 def _reduce_scatter_impl(x, *, axis_index_groups, axis_name, axis_size, scatter_dimension, tiled):
     entries = _names(axis_name)
     _unbound_impl("psum_scatter", entries)
     flat, shape = _flat_devices(x, entries)
     n_dev = flat.shape[0]
-    g = _group_array(axis_index_groups, n_dev)
-    sums = _fold(np.add, np.moveaxis(flat[g], 1, 0))  # (groups, ...per-device)
     sd = scatter_dimension
-    s = sums.shape
-    m = g.shape[1]
-    # Block p of the sum for the member at position p: (groups, members, ...block).
-    blocks = sums.reshape(s[: sd + 1] + (m, s[sd + 1] // m) + s[sd + 2 :])
-    blocks = np.moveaxis(blocks, sd + 1, 1)
-    if not tiled:
-        blocks = blocks.reshape(blocks.shape[: sd + 2] + blocks.shape[sd + 3 :])
-    per = blocks.reshape((n_dev,) + blocks.shape[2:])
-    out = np.empty_like(per)
-    out[g.reshape(-1)] = per
-    return _unflat_devices(out, entries, shape)
+    if axis_index_groups is None:
+        # One group of every device in order: fold the operand itself (no gathered copy);
+        # device p keeps block p of the sum.
+        sums = _fold(np.add, flat)
+        if tiled:
+            s = sums.shape
+            sums = sums.reshape(s[:sd] + (n_dev, s[sd] // n_dev) + s[sd + 1 :])
+        if sd:
+            sums = np.ascontiguousarray(_move(sums, sd, 0))  # (device, ...block)
+        return _unflat(sums, entries, shape)
+    m = len(axis_index_groups[0])
+    xb = _member_blocks(flat, sd, m, tiled)  # (device, block p, ...block)
+    out = np.empty((n_dev,) + xb.shape[2:], dtype=flat.dtype)
+    if out[0, ...].nbytes >= _BLOCKWISE_BYTES:
+        # The member at position p gets block p of its group's sum: fold exactly that block,
+        # straight into the member's result (no per-group sums, no scatter).
+        for grp in axis_index_groups:
+            for p, d in enumerate(grp):
+                _fold_into(out[d, ...], [xb[j, p, ...] for j in grp])
+        return _unflat(out, entries, shape)
+    # Small blocks: fewer Python steps: one fold per group, then one scatter of the blocks.
+    sums = np.empty((len(axis_index_groups),) + flat.shape[1:], dtype=flat.dtype)
+    for i, grp in enumerate(axis_index_groups):
+        _fold_into(sums[i, ...], [flat[j, ...] for j in grp])
+    out[_group_array(axis_index_groups, n_dev)] = _member_blocks(sums, sd, m, tiled)
+    return _unflat(out, entries, shape)
 
 
 def _reduce_scatter_transpose(
@@ -487,20 +545,35 @@ def _all_to_all_impl(x, *, axis_index_groups, axis_name, concat_axis, split_axis
     _unbound_impl("all_to_all", entries)
     flat, shape = _flat_devices(x, entries)
     n_dev = flat.shape[0]
-    g = _group_array(axis_index_groups, n_dev)
-    m = g.shape[1]
+    m = n_dev if axis_index_groups is None else len(axis_index_groups[0])
     a, b = split_axis, concat_axis
     s = flat.shape[1:]
     xs = flat.reshape((n_dev,) + s[:a] + (m, s[a] // m) + s[a + 1 :])
-    y = xs[g]  # (groups, sender j, ...per-device with block index q at 2 + a)
-    y = np.moveaxis(y, 2 + a, 1)  # (groups, receiver q, sender j, ...blocks)
-    y = np.moveaxis(y, 2, 2 + b)  # sender right before the concatenated dimension
-    t = y.shape
-    z = y.reshape(t[: 2 + b] + (t[2 + b] * t[3 + b],) + t[4 + b :])
-    per = z.reshape((n_dev,) + z.shape[2:])
-    out = np.empty_like(per)
-    out[g.reshape(-1)] = per
-    return _unflat_devices(out, entries, shape)
+    if axis_index_groups is None:
+        # Device j's block q goes to device q: one transposing copy of the operand.
+        y = _move(xs, 1 + a, 0)  # (receiver q, sender j, ...blocks)
+        y = _move(y, 1, 1 + b)  # sender right before the concatenated dimension
+        out = np.ascontiguousarray(y)
+    else:
+        blk = s[:a] + (s[a] // m,) + s[a + 1 :]
+        out = np.empty((n_dev,) + blk[:b] + (m,) + blk[b:], dtype=flat.dtype)
+        if out[0, ...].nbytes // m >= _BLOCKWISE_BYTES:
+            # Large blocks: each copied once, from sender to receiver (no gathered copy).
+            src = _move(xs, 1 + a, 1)  # (sender, block q, ...block)
+            dst = _move(out, 1 + b, 1)  # (receiver, from sender j, ...block)
+            for grp in axis_index_groups:
+                for q, d in enumerate(grp):
+                    for j, e in enumerate(grp):
+                        dst[d, j, ...] = src[e, q, ...]
+        else:
+            # Small blocks: fewer Python steps: gather the groups, then one scatter.
+            g = _group_array(axis_index_groups, n_dev)
+            y = xs[g]  # (groups, sender j, ...per-device with block index q at 2 + a)
+            y = _move(y, 2 + a, 1)  # (groups, receiver q, sender j, ...blocks)
+            out[g] = _move(y, 2, 2 + b)  # sender right before the concatenated dimension
+    t = out.shape
+    out = out.reshape(t[: 1 + b] + (t[1 + b] * t[2 + b],) + t[3 + b :])
+    return _unflat(out, entries, shape)
 
 
 def _all_to_all_transpose(ct, x, *, axis_index_groups, axis_name, concat_axis, split_axis, tiled):
@@ -594,16 +667,41 @@ def _ppermute_abstract_eval(x, *, axis_name, perm):
     return x
 
 
+@functools.lru_cache(maxsize=256)
+def _perm_runs(perm: tuple, n: int) -> tuple[tuple, tuple]:
+    """``perm`` as runs ``(src, dst, length)`` of consecutive pairs (a shift is two), and the
+    devices that receive nothing as runs ``(start, length)``."""
+    runs: list[list[int]] = []
+    for s, d in sorted(perm):
+        if runs and s == runs[-1][0] + runs[-1][2] and d == runs[-1][1] + runs[-1][2]:
+            runs[-1][2] += 1
+        else:
+            runs.append([s, d, 1])
+    got = {d for _, d in perm}
+    idle: list[list[int]] = []
+    for d in range(n):
+        if d in got:
+            continue
+        if idle and d == idle[-1][0] + idle[-1][1]:
+            idle[-1][1] += 1
+        else:
+            idle.append([d, 1])
+    return tuple(map(tuple, runs)), tuple(map(tuple, idle))
+
+
 def _ppermute_impl(x, *, axis_name, perm):
     entries = _names(axis_name)
     _unbound_impl("ppermute", entries)
     flat, shape = _flat_devices(x, entries)
-    out = np.zeros_like(flat)
-    if perm:
-        src = [s for s, _ in perm]
-        dst = [d for _, d in perm]
-        out[dst] = flat[src]
-    return _unflat_devices(out, entries, shape)
+    runs, idle = _perm_runs(perm, flat.shape[0])
+    # Each received block is copied once, straight into the result; only devices that receive
+    # nothing are zeroed.
+    out = np.empty_like(flat)
+    for s, d, k in runs:
+        out[d : d + k] = flat[s : s + k]
+    for d, k in idle:
+        out[d : d + k] = 0
+    return _unflat(out, entries, shape)
 
 
 def _ppermute_transpose(ct, x, *, axis_name, perm):
