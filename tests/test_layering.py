@@ -60,6 +60,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.test_util",
         "spmd._src.debugging",
         "spmd._src.shard_map",
+        "spmd._src.lowering",
         "spmd._src.shard_map_autodiff",
         "spmd._src.shard_map_check",
         "spmd._src.shard_map_reference",

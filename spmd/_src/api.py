@@ -22,12 +22,21 @@ from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
+from spmd._src.lax.sharding import prefix_targets
+from spmd._src.lowering import Compiled as Compiled  # the stages live in lowering
+from spmd._src.lowering import Lowered, Traced, run_partitioned
+from spmd._src.mesh import get_mesh
 from spmd._src.sharding import (
+    IndivisibleError,
     NamedSharding,
+    P,
     PartitionSpec,
     Sharding,
-    check_divisible,
+    SingleDeviceSharding,
+    equivalent,
     resolve_spec,
+    uneven_dims,
+    uneven_message,
 )
 from spmd._src.util import LRU
 
@@ -245,6 +254,8 @@ class JitWrapped:
         self._donate_argnums = _ensure_tuple(donate_argnums)
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
+        self._has_placements = in_shardings is not None or out_shardings is not None
+        self._in_specs: dict = {}  # (entry, mesh in context) -> in_shardings per leaf
         self._cache = LRU(config.spmd_jit_cache_size)
         # Entries for calls with positional Array arguments only, keyed by their types.
         self._fast: dict = {}
@@ -373,15 +384,18 @@ class JitWrapped:
                     self._fast.clear()
                 self._fast[fast_key] = entry
         if core.trace_ctx.trace is core.eval_trace:
-            if self.in_shardings is not None:
-                leaves = self._place_inputs(leaves, entry)
             placed = (
-                self.out_shardings is not None
+                self._has_placements
                 or entry.constrained
                 or any(type(x) is Array and x._sharding is not None for x in leaves)
             )
-            # Output placements are decided (and checked) before any work is done.
-            out_s = self._out_shardings_for(entry, leaves) if placed else None
+            # Placements are decided (and checked) before any work is done.
+            if placed:
+                leaves, out_s = self._placements(entry, leaves, kwargs)
+                if config.spmd_partition == "always":
+                    parts = run_partitioned(entry, leaves, out_s, self.__name__)
+                    if parts is not None:
+                        return entry.out_tree.unflatten(parts)
             outs = entry.compiled(
                 *[x._value if type(x) is Array else _canonical(x) for x in leaves]
             )
@@ -403,27 +417,154 @@ class JitWrapped:
             )
         return entry.out_tree.unflatten(out_leaves)
 
-    def _place_inputs(self, leaves, entry):
+    # -- placements (in_shardings, out_shardings, argument devices) -------------------------
+    def _arg_paths(self, entry) -> list[str]:
+        a, kw = tu.tree_unflatten(entry.in_tree, [0] * entry.in_tree.num_leaves)
+        return _leaf_paths(a, kw, self._dyn_names())
+
+    def _out_paths(self, entry) -> list[str]:
+        n = entry.out_tree.num_leaves
+        tree = tu.tree_unflatten(entry.out_tree, list(range(n)))
+        return ["output" + tu.keystr(p) for p, _ in tu.tree_flatten_with_path(tree)[0]]
+
+    def _placements(self, entry, leaves, kwargs):
+        """Place the arguments as in_shardings asks, check that they share devices, and give
+        every result its sharding: (placed leaves, result shardings)."""
+        if self.in_shardings is not None:
+            dyn_kwargs = [k for k in kwargs if k not in self._static_argnames]
+            if dyn_kwargs:
+                raise ValueError(
+                    f"jit({self.__name__}): in_shardings applies to positional arguments only, "
+                    f"but keyword argument{'s' if len(dyn_kwargs) > 1 else ''} "
+                    f"{', '.join(dyn_kwargs)} {'were' if len(dyn_kwargs) > 1 else 'was'} passed "
+                    "(JAX: pjit does not support kwargs when in_shardings is specified)."
+                )
+            ikey = (entry, get_mesh())
+            specs = self._in_specs.get(ikey)
+            if specs is None:
+                specs = _sharding_leaves(self.in_shardings, entry.in_tree, "in_shardings", self)
+                if len(self._in_specs) >= 64:
+                    self._in_specs.clear()
+                self._in_specs[ikey] = specs
+            leaves = [
+                x if sp is None else self._place_arg(x, sp, i, entry)
+                for i, (x, sp) in enumerate(zip(leaves, specs))
+            ]
+        in_s = tuple(x._sharding if type(x) is Array else None for x in leaves)
+        key = (in_s, get_mesh()) if self.out_shardings is not None else in_s
+        # Propagation walks the whole program: do it (and the device checks) once per input
+        # placement, not per call.
+        outs = entry.out_shardings.get(key)
+        if outs is None:
+            arg_devices = self._check_arg_devices(entry, in_s)
+            outs = sharding_rules.propagate_jaxpr(entry.jaxpr.jaxpr, in_s)
+            wanted = [None] * len(outs)
+            if self.out_shardings is not None:
+                wanted = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings", self)
+                if arg_devices is not None:
+                    self._check_out_devices(entry, wanted, arg_devices, in_s)
+                outs = [w if w is not None else o for w, o in zip(wanted, outs)]
+            outs = _fill_unplaced(outs, in_s, wanted)
+            paths = None
+            for i, (sh, aval) in enumerate(zip(outs, entry.jaxpr.out_avals)):
+                if isinstance(sh, NamedSharding):
+                    bad = uneven_dims(sh, aval.shape)
+                    if bad and config.spmd_uneven != "pad":
+                        paths = paths or self._out_paths(entry)
+                        src = "out_shardings" if wanted[i] is not None else "the result sharding"
+                        raise IndivisibleError(
+                            f"jit({self.__name__}): {src} for {paths[i]} "
+                            f"({aval.str_short()}): {uneven_message(sh, aval.shape, bad)}"
+                        )
+            if len(entry.out_shardings) < 64:
+                entry.out_shardings[key] = outs
+        return leaves, outs
+
+    def _place_arg(self, x, sharding: Sharding, i: int, entry):
+        if type(x) is Array and x._sharding is not None and x._sharding == sharding:
+            return x  # already placed (and checked) there: the common case, kept cheap
         from spmd._src.placement import device_put  # lazy: placement sits beside api
 
-        specs = _sharding_leaves(self.in_shardings, entry.in_tree, "in_shardings")
-        return [x if s is None else device_put(x, s) for x, s in zip(leaves, specs)]
+        aval = _abstractify(x, "", self.__name__)
 
-    def _out_shardings_for(self, entry, leaves) -> list:
-        in_s = tuple(x._sharding if type(x) is Array else None for x in leaves)
-        # Propagation walks the whole program: do it once per input placement, not per call.
-        outs = entry.out_shardings.get(in_s)
-        if outs is None:
-            outs = sharding_rules.propagate_jaxpr(entry.jaxpr.jaxpr, in_s)
-            if self.out_shardings is not None:
-                wanted = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings")
-                outs = [w if w is not None else o for w, o in zip(wanted, outs)]
-            for sh, aval in zip(outs, entry.jaxpr.out_avals):
-                if sh is not None:
-                    _check_placement(sh, aval.shape, f"jit({self.__name__})")
-            if len(entry.out_shardings) < 64:
-                entry.out_shardings[in_s] = outs
-        return outs
+        def who() -> str:  # names the argument; built only when raising
+            return f"jit({self.__name__}) in_shardings for argument {self._arg_paths(entry)[i]}"
+
+        if isinstance(sharding, NamedSharding):
+            bad = uneven_dims(sharding, aval.shape) if len(sharding.spec) <= aval.ndim else []
+            if bad and config.spmd_uneven != "pad":
+                raise IndivisibleError(
+                    f"{who()} ({aval.str_short()}): {uneven_message(sharding, aval.shape, bad)}"
+                )
+        have = x._sharding if type(x) is Array else None
+        if have is not None:
+            if equivalent(have, sharding, aval.ndim):
+                return x
+            if have.memory_kind != sharding.memory_kind:
+                raise ValueError(
+                    f"Memory kinds passed to jit do not match the memory kind of the argument: "
+                    f"{who()} ({aval.str_short()}) asks for memory kind "
+                    f"{sharding.memory_kind}, but the argument is in {have.memory_kind} ({have})."
+                )
+            meshes = ""
+            if isinstance(sharding, NamedSharding) and isinstance(have, NamedSharding):
+                if sharding.mesh != have.mesh:
+                    meshes = (
+                        f" The in_shardings {_placement_name(sharding)} is not the argument's "
+                        f"{_placement_name(have)}."
+                    )
+            raise ValueError(
+                f"Sharding passed to jit does not match the sharding on the respective arg: "
+                f"{who()} ({aval.str_short()}) is {sharding}, but the argument is committed to "
+                f"{have}.{meshes} device_put the argument first, or drop its in_shardings."
+            )
+        if sharding.memory_kind != "device":
+            raise ValueError(
+                f"Memory kinds passed to jit do not match the memory kind of the argument: "
+                f"{who()} ({aval.str_short()}) asks for memory kind {sharding.memory_kind}, "
+                "but the argument is in device memory; device_put it there first."
+            )
+        return device_put(x, sharding)
+
+    def _check_arg_devices(self, entry, in_s) -> tuple | None:
+        """The device ids the committed arguments share (None if no argument is committed);
+        ValueError naming two arguments that are on different devices."""
+        first = None
+        for i, s in enumerate(in_s):
+            if s is None:
+                continue
+            ids = tuple(sorted(d.id for d in s._device_list()))
+            if first is None:
+                first = (i, ids, s)
+            elif ids != first[1]:
+                paths = self._arg_paths(entry)
+                avals = entry.jaxpr.in_avals
+                j, fids, fs = first
+                raise ValueError(
+                    f"Received incompatible devices for jitted computation. Got argument "
+                    f"{paths[j]} of {self.__name__} with shape {avals[j].str_short()} and with "
+                    f"device ids {list(fids)} ({_placement_name(fs)}) on platform CPU and "
+                    f"argument {paths[i]} of {self.__name__} with shape {avals[i].str_short()} "
+                    f"and with device ids {list(ids)} ({_placement_name(s)}) on platform CPU."
+                )
+        return first
+
+    def _check_out_devices(self, entry, wanted, arg_devices, in_s) -> None:
+        j, ids, have = arg_devices
+        for i, w in enumerate(wanted):
+            if w is None:
+                continue
+            wids = tuple(sorted(d.id for d in w._device_list()))
+            if wids != ids:
+                path = self._arg_paths(entry)[j]
+                out = self._out_paths(entry)[i]
+                raise ValueError(
+                    f"Received incompatible devices for jitted computation. Got argument {path} "
+                    f"of {self.__name__} with shape {entry.jaxpr.in_avals[j].str_short()} and "
+                    f"with device ids {list(ids)} ({_placement_name(have)}) on platform CPU and "
+                    f"explicit output sharding (out_shardings for {out}) with device ids "
+                    f"{list(wids)} ({_placement_name(w)}) on platform CPU."
+                )
 
     def trace(self, *args, **kwargs) -> Traced:
         entry, leaves = self._get_entry(args, kwargs)
@@ -445,6 +586,7 @@ class JitWrapped:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._fast.clear()
+        self._in_specs.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -479,75 +621,6 @@ def _canonical(x: Any) -> np.ndarray:
     if isinstance(x, ShapeDtypeStruct):
         raise TypeError("a ShapeDtypeStruct cannot be passed to a compiled function; use .lower")
     return dispatch.canonical_value(x)
-
-
-class Traced:
-    """A traced jitted function: ``.jaxpr``, ``.out_info``, ``.lower()``."""
-
-    def __init__(self, wrapped: JitWrapped, entry: _CacheEntry, leaves) -> None:
-        self._wrapped, self._entry, self._leaves = wrapped, entry, leaves
-
-    @property
-    def jaxpr(self) -> ClosedJaxpr:
-        return self._entry.jaxpr
-
-    @property
-    def out_info(self):
-        return tu.tree_unflatten(
-            self._entry.out_tree,
-            [
-                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                for a in self.jaxpr.out_avals
-            ],
-        )
-
-    def lower(self) -> Lowered:
-        return Lowered(self._wrapped, self._entry)
-
-
-class Lowered:
-    """A lowered program: ``.as_text()`` shows it, ``.compile()`` gives an executable."""
-
-    def __init__(self, wrapped: JitWrapped, entry: _CacheEntry) -> None:
-        self._wrapped, self._entry = wrapped, entry
-
-    def as_text(self) -> str:
-        return str(self._entry.jaxpr)
-
-    @property
-    def in_avals(self) -> list[ShapedArray]:
-        return self._entry.jaxpr.in_avals
-
-    @property
-    def out_info(self):
-        return Traced(self._wrapped, self._entry, None).out_info
-
-    def compile(self) -> Compiled:
-        return Compiled(self._wrapped, self._entry)
-
-
-class Compiled:
-    """An executable for fixed argument types; calling it with other types raises."""
-
-    def __init__(self, wrapped: JitWrapped, entry: _CacheEntry) -> None:
-        self._wrapped, self._entry = wrapped, entry
-
-    def as_text(self) -> str:
-        return self._entry.compiled.__spmd_source__
-
-    def __call__(self, *args, **kwargs):
-        entry, _ = self._wrapped._get_entry(args, kwargs)
-        if entry is not self._entry:
-            got = [a.str_short() for a in entry.jaxpr.in_avals]
-            want = [a.str_short() for a in self._entry.jaxpr.in_avals]
-            raise TypeError(
-                f"Compiled({self._wrapped.__name__}) was called with argument types {got}, "
-                f"but it was compiled for {want}."
-            )
-        return self._wrapped(*args, **kwargs)
-
-    def cost_analysis(self) -> dict:
-        return {}
 
 
 def jit(
@@ -671,15 +744,39 @@ def eval_shape(fun: Callable, *args, **kwargs):
     )
 
 
-def _sharding_leaves(spec_tree: Any, treedef, who: str) -> list:
+def _placement_name(s: Sharding) -> str:
+    if isinstance(s, NamedSharding):
+        return f"mesh {s.mesh} over devices {s.mesh.device_ids.ravel().tolist()}"
+    return repr(s)
+
+
+def _fill_unplaced(outs: list, in_s: tuple, wanted: list) -> list:
+    """Results no sharding reached (computed from unplaced inputs or constants) are replicated
+    on the program's mesh, or on the one device the arguments are committed to, as in JAX."""
+    if all(o is not None for o in outs):
+        return outs
+    fill = None
+    for s in (*in_s, *wanted, *outs):
+        if isinstance(s, NamedSharding):
+            fill = NamedSharding(s.mesh, P())
+            break
+    if fill is None:
+        devs = {d for s in in_s if s is not None for d in s._device_list()}
+        if len(devs) == 1:
+            fill = SingleDeviceSharding(devs.pop())
+    return [fill if o is None else o for o in outs]
+
+
+def _sharding_leaves(spec_tree: Any, treedef, who: str, wrapped: JitWrapped) -> list:
     """Per leaf of ``treedef``: a Sharding (or None), from a Sharding/P or a pytree prefix."""
+    name = f"jit({wrapped.__name__}) {who}"
 
     def one(s):
         if s is None or isinstance(s, Sharding):
             return s
         if isinstance(s, PartitionSpec):
-            return resolve_spec(s, f"jit {who}")
-        raise TypeError(f"jit {who}: expected a Sharding or PartitionSpec, got {type(s).__name__}")
+            return resolve_spec(s, name, RuntimeError)
+        raise TypeError(f"{name}: expected a Sharding or PartitionSpec, got {type(s).__name__}")
 
     n = treedef.num_leaves
     if isinstance(spec_tree, (Sharding, PartitionSpec)):
@@ -687,16 +784,14 @@ def _sharding_leaves(spec_tree: Any, treedef, who: str) -> list:
     tree = tu.tree_unflatten(treedef, [0] * n)
     if who == "in_shardings":
         tree = tree[0]  # the positional arguments of (args, kwargs)
-    try:
-        flat = tu.broadcast_prefix(spec_tree, tree, is_leaf=lambda x: x is None)
-    except ValueError as e:
-        raise ValueError(f"jit {who} must be a pytree prefix of the values: {e}") from None
+        if isinstance(spec_tree, list):
+            spec_tree = tuple(spec_tree)
+        if isinstance(spec_tree, tuple) and len(spec_tree) != len(tree):
+            raise ValueError(
+                f"{name} must be a pytree prefix of the positional arguments: a Sharding, a "
+                "PartitionSpec, or a tuple with one entry per positional argument, but it has "
+                f"{len(spec_tree)} entries for {len(tree)} positional argument"
+                f"{'s' if len(tree) != 1 else ''}."
+            )
+    flat = prefix_targets(spec_tree, tree, name)
     return [one(s) for s in flat] + [None] * (n - len(flat))
-
-
-def _check_placement(sharding, shape, who: str) -> None:
-    if isinstance(sharding, NamedSharding):
-        try:
-            check_divisible(sharding, tuple(shape))
-        except ValueError as e:
-            raise type(e)(f"{who}: {e}") from None

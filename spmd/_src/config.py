@@ -169,3 +169,19 @@ config.define(
     lambda v: isinstance(v, int) and v > 0,
     "Maximum number of traced programs kept per jitted function.",
 )
+config.define(
+    "spmd_uneven",
+    os.environ.get("SPMD_UNEVEN", "warn"),
+    _choice("warn", "raise", "pad"),
+    "A sharding constraint on a dimension its shards do not divide (JAX replicates it silently "
+    "under jit): 'warn' replicates that dimension with an UnevenShardingWarning, 'raise' raises "
+    "IndivisibleError, 'pad' keeps the sharding and lays each shard out padded to ceil(d/n) "
+    "(device_put, in/out_shardings and constraints then accept uneven dimensions everywhere).",
+)
+config.define(
+    "spmd_partition",
+    os.environ.get("SPMD_PARTITION", "auto"),
+    _choice("auto", "always"),
+    "'always': every jit over sharded arguments runs partitioned (one shard_map body with the "
+    "collectives its rules insert); 'auto': in one process jit computes on the global data.",
+)

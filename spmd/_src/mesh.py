@@ -140,6 +140,9 @@ class Mesh:
         self.devices = devices
         self.axis_names = names
         self.axis_types = _axis_types(axis_types, len(names), "Mesh")
+        # Auto types that came from spmd's default (JAX 0.10 defaults to Explicit): reshard,
+        # which JAX only allows on Explicit axes, accepts them so JAX programs run unchanged.
+        self._types_defaulted = axis_types is None
         self._hash = hash((tuple(ids), devices.shape, names, self.axis_types))
 
     @property

@@ -51,7 +51,7 @@ def _check_fits(sharding: Sharding, shape: tuple[int, ...], who: str) -> None:
     if isinstance(sharding, NamedSharding):
         try:
             check_rank(sharding, len(shape))
-            check_divisible(sharding, shape)
+            check_divisible(sharding, shape, allow_pad=True)
         except ValueError as e:
             raise type(e)(f"{who}: {e}") from None
 
@@ -61,9 +61,11 @@ def _put_one(x: Any, sharding: Sharding | None, who: str) -> Any:
         # Inside a transformation a placement is a constraint; jit's propagation reads it.
         if sharding is None:
             return x
-        from spmd._src.lax.sharding import sharding_constraint
+        # JAX checks divisibility here (no silent replication as for constraints).
+        _check_fits(sharding, x.aval.shape, who)
+        from spmd._src.lax.sharding import sharding_constraint, typed_sharding
 
-        return sharding_constraint(x, sharding)
+        return sharding_constraint(x, typed_sharding(sharding, x.aval.ndim))
     if isinstance(x, Array):
         value, weak = x._value, x.weak_type
     else:

@@ -7,6 +7,13 @@ does the index math (``devices_indices_map``, ``shard_shape``) and knows nothing
 >>> mesh = make_mesh((2, 4), ("x", "y"))
 >>> NamedSharding(mesh, P("x", "y")).shard_shape((4, 8))
 (2, 2)
+
+Uneven dimensions (a size the number of shards does not divide) raise IndivisibleError, as in
+JAX, unless ``config.update('spmd_uneven', 'pad')``: then a dimension of size d split n ways
+is laid out as XLA pads it -- every shard has ceil(d/n) slots, device k holds the logical
+elements [k*c, min((k+1)*c, d)) (the last shards fewer, possibly none) and the rest of its slots
+are padding. The array's logical shape and values never change; ``shard_shape`` gives the padded
+shape and ``addressable_shards[i].data`` the logical part.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from spmd._src import devices as dev
+from spmd._src.config import config
 from spmd._src.mesh import AxisType, Mesh, get_mesh
 
 
@@ -25,6 +33,12 @@ class DuplicateSpecError(ValueError):
 
 class IndivisibleError(ValueError):
     """An array dimension is not divisible by the number of shards it is split into."""
+
+
+class UnevenShardingWarning(UserWarning):
+    """A sharding asked for a dimension its shards do not divide, and the result is replicated
+    along it (JAX does this silently under jit; ``config.update('spmd_uneven', 'pad')`` pads
+    instead, ``'raise'`` raises)."""
 
 
 class _Unconstrained:
@@ -233,10 +247,11 @@ class NamedSharding(Sharding):
         return NamedSharding(self.mesh, spec, memory_kind=self.memory_kind)
 
     def shard_shape(self, global_shape: Sequence[int]) -> tuple:
-        """The shape of each device's shard (ValueError if a dimension does not divide)."""
-        check_divisible(self, tuple(global_shape))
+        """The shape of each device's shard (ValueError if a dimension does not divide, unless
+        ``spmd_uneven`` is 'pad': then every shard has the padded size ``ceil(d / n)``)."""
+        check_divisible(self, tuple(global_shape), allow_pad=True)
         return tuple(
-            d // self._num_shards(e)
+            -(-d // self._num_shards(e))
             for d, e in zip(global_shape, self.spec._normalized(len(global_shape)))
         )
 
@@ -251,7 +266,7 @@ class NamedSharding(Sharding):
         """device -> tuple of slices: the part of the global array each device holds."""
         global_shape = tuple(global_shape)
         check_rank(self, len(global_shape))
-        check_divisible(self, global_shape)
+        check_divisible(self, global_shape, allow_pad=True)
         spec = self.spec._normalized(len(global_shape))
         names = self.mesh.axis_names
         sizes = self.mesh.axis_sizes
@@ -268,8 +283,10 @@ class NamedSharding(Sharding):
                 for a in axes:  # major to minor
                     k = k * self.mesh.shape[a] + coord[a]
                     n *= self.mesh.shape[a]
-                step = d // n
-                idx.append(slice(k * step, (k + 1) * step))
+                # Padded layout (uneven dimensions, spmd_uneven='pad'): every shard has ceil(d/n)
+                # slots; the last shards hold fewer (or no) elements, the rest is padding.
+                step = -(-d // n)
+                idx.append(slice(min(k * step, d), min((k + 1) * step, d)))
             out[self.mesh.devices[pos]] = tuple(idx)
         return out
 
@@ -318,8 +335,10 @@ def check_rank(sharding: NamedSharding, ndim: int) -> None:
         )
 
 
-def check_divisible(sharding: NamedSharding, shape: tuple[int, ...]) -> None:
-    check_rank(sharding, len(shape))
+def uneven_dims(sharding: NamedSharding, shape: tuple[int, ...]) -> list[tuple]:
+    """The dimensions of ``shape`` the sharding splits into shards that do not divide them:
+    ``(dim, size, num_shards, mesh_axes)`` for each."""
+    out = []
     spec = sharding.spec._normalized(len(shape))
     for i, (d, e) in enumerate(zip(shape, spec)):
         axes = spec_axes(e)
@@ -327,25 +346,65 @@ def check_divisible(sharding: NamedSharding, shape: tuple[int, ...]) -> None:
         for a in axes:
             n *= sharding.mesh.shape[a]
         if n > 1 and d % n:
-            lower, upper = (d // n) * n, -(-d // n) * n
-            near = sorted({x for x in (lower, upper) if x > 0})
-            raise IndivisibleError(
-                f"Sharding {sharding} implies that array axis {i} is partitioned {n} times "
-                f"(over mesh axes {axes}), but the dimension size is {d} (full shape: {shape}). "
-                f"{n} must divide it; the nearest sizes that divide are "
-                f"{' and '.join(map(str, near))}."
-            )
+            out.append((i, d, n, axes))
+    return out
+
+
+def nearest_divisible(d: int, n: int) -> str:
+    """The multiples of ``n`` next to ``d`` ("8 and 16" for d=10, n=8), for error messages."""
+    lower, upper = (d // n) * n, -(-d // n) * n
+    return " and ".join(str(x) for x in sorted({x for x in (lower, upper) if x > 0}))
+
+
+def uneven_message(sharding: NamedSharding, shape: tuple[int, ...], bad: list[tuple]) -> str:
+    i, d, n, axes = bad[0]
+    mesh_axes = ", ".join(f"{a!r}: {sz}" for a, sz in sharding.mesh.shape.items())
+    return (
+        f"Sharding {sharding} implies that array axis {i} is partitioned {n} times "
+        f"(over mesh axes {axes} of the mesh {{{mesh_axes}}}), but the dimension size is {d} "
+        f"(full shape: {shape}). {n} must divide it; the nearest sizes that divide are "
+        f"{nearest_divisible(d, n)}."
+    )
+
+
+def check_divisible(
+    sharding: NamedSharding, shape: tuple[int, ...], *, allow_pad: bool = False
+) -> None:
+    """IndivisibleError if a sharded dimension of ``shape`` is not a multiple of its number of
+    shards; with ``allow_pad`` and ``config.spmd_uneven == 'pad'`` the padded layout is fine."""
+    check_rank(sharding, len(shape))
+    bad = uneven_dims(sharding, shape)
+    if bad and not (allow_pad and config.spmd_uneven == "pad"):
+        raise IndivisibleError(uneven_message(sharding, shape, bad))
+
+
+def equivalent(a: Sharding, b: Sharding, ndim: int) -> bool:
+    """Same devices, same layout for a value of rank ``ndim`` (``P('x')`` ~ ``P('x', None)``),
+    same memory kind."""
+    if a == b:
+        return True
+    if isinstance(a, NamedSharding) and isinstance(b, NamedSharding):
+        return (
+            a.mesh == b.mesh
+            and a.memory_kind == b.memory_kind
+            and a.spec._normalized(ndim) == b.spec._normalized(ndim)
+        )
+    if a.memory_kind != b.memory_kind or a._device_list() != b._device_list():
+        return False
+    return a.is_fully_replicated and b.is_fully_replicated
 
 
 def default_sharding(device: dev.CpuDevice | None = None) -> SingleDeviceSharding:
     return SingleDeviceSharding(device or dev.local_devices()[0])
 
 
-def resolve_spec(spec: PartitionSpec, who: str) -> NamedSharding:
-    """A bare PartitionSpec means a NamedSharding on the mesh in context."""
+def resolve_spec(spec: PartitionSpec, who: str, error: type = ValueError) -> NamedSharding:
+    """A bare PartitionSpec means a NamedSharding on the mesh in context (``error``: the class
+    JAX raises when there is none: RuntimeError for jit and constraints, ValueError for
+    device_put and reshard)."""
     mesh = get_mesh()
     if mesh is None:
-        raise ValueError(
+        raise error(
             f"{who}: a PartitionSpec {spec} needs a mesh; use NamedSharding(mesh, spec) or set "
             "a mesh with spmd.set_mesh(mesh) / `with spmd.sharding.use_mesh(mesh):`."
         )
@@ -382,4 +441,5 @@ __all__ = [
     "Sharding",
     "SingleDeviceSharding",
     "UNCONSTRAINED",
+    "UnevenShardingWarning",
 ]

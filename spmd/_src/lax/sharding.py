@@ -10,40 +10,162 @@ P('x',)
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from spmd._src import core
 from spmd._src import tree_util as tu
+from spmd._src.config import config
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
-from spmd._src.sharding import NamedSharding, P, PartitionSpec, Sharding, check_rank, resolve_spec
+from spmd._src.mesh import AxisType, get_mesh
+from spmd._src.sharding import (
+    UNCONSTRAINED,
+    IndivisibleError,
+    NamedSharding,
+    P,
+    PartitionSpec,
+    Sharding,
+    UnevenShardingWarning,
+    check_rank,
+    nearest_divisible,
+    resolve_spec,
+    spec_axes,
+    uneven_dims,
+    uneven_message,
+)
+
+
+def prefix_targets(shardings: Any, x: Any, who: str) -> list:
+    """One sharding (or None/P) per leaf of ``x``: ``shardings`` is a pytree prefix of ``x``.
+    A mismatch raises ValueError naming both tree structures."""
+    if shardings is None or isinstance(shardings, (Sharding, PartitionSpec)):
+        return [shardings] * len(tu.tree_leaves(x))
+    try:
+        return tu.broadcast_prefix(shardings, x, is_leaf=lambda s: s is None)
+    except ValueError as e:
+        detail = str(e).split("; ", 1)[-1].replace("key path prefix_tree", f"key path {who}")
+        raise ValueError(
+            f"{who} must be a pytree prefix of the value it applies to: {who} has structure "
+            f"{tu.tree_structure(shardings, is_leaf=lambda s: s is None)}, the value has "
+            f"structure {tu.tree_structure(x)}. {detail}"
+        ) from None
+
+
+def typed_sharding(sharding: Sharding, ndim: int) -> Sharding:
+    """On Explicit mesh axes the sharding is part of the type and JAX writes its spec at full
+    rank (``P('y', None)``); elsewhere it stays as given."""
+    if isinstance(sharding, NamedSharding) and AxisType.Explicit in sharding.mesh.axis_types:
+        if len(sharding.spec) < ndim:
+            return sharding.with_spec(P(*sharding.spec._normalized(ndim)))
+    return sharding
 
 
 def _as_sharding(s: Any, who: str) -> Sharding:
+    if s is None:
+        # With a mesh in context, None asks for a replicated value (as JAX 0.10 gives).
+        mesh = get_mesh()
+        if mesh is None:
+            raise ValueError(
+                f"One of {who} arguments got sharding None, which is only allowed with a mesh "
+                "in context (it means replicated there). Pass a Sharding, or set a mesh with "
+                "spmd.set_mesh(mesh)."
+            )
+        return NamedSharding(mesh, P())
     if isinstance(s, PartitionSpec):
-        return resolve_spec(s, who)
+        return resolve_spec(s, who, RuntimeError)
     if isinstance(s, Sharding):
         return s
     raise TypeError(f"{who}: expected a Sharding or a PartitionSpec, got {type(s).__name__}")
 
 
+def _aval_of(x: Any) -> ShapedArray:
+    return x.aval if isinstance(x, core.Tracer) else core.get_aval(x)
+
+
+def _uneven(x: Any, sharding: Sharding, who: str) -> Sharding:
+    """What a constraint on a dimension its shards do not divide becomes (jax#26946: JAX
+    raises eagerly but replicates that dimension silently under jit)."""
+    if not isinstance(sharding, NamedSharding):
+        return sharding
+    shape = tuple(_aval_of(x).shape)
+    check_rank(sharding, len(shape))
+    bad = uneven_dims(sharding, shape)
+    if not bad:
+        return sharding
+    mode = config.spmd_uneven
+    if mode == "pad":
+        return sharding
+    if mode == "raise" or not isinstance(x, core.Tracer):
+        raise IndivisibleError(f"{who}: {uneven_message(sharding, shape, bad)}")
+    spec = list(sharding.spec._normalized(len(shape)))
+    for i, _, _, _ in bad:
+        spec[i] = None
+    while spec and spec[-1] is None:
+        spec.pop()
+    dims = "; ".join(
+        f"dimension {i} of size {d} into {n} shards over mesh axes {axes}, which does not "
+        f"divide it (nearest sizes that divide: {nearest_divisible(d, n)})"
+        for i, d, n, axes in bad
+    )
+    warnings.warn(
+        f"{who}: {sharding.spec} on a value of shape {shape} splits {dims}. Those dimensions "
+        f"are replicated instead (as JAX does under jit), giving {P(*spec)}. Use sizes that "
+        "divide, or spmd.config.update('spmd_uneven', 'pad') to keep the sharding with padded "
+        "shards ('raise' makes this an error).",
+        UnevenShardingWarning,
+        stacklevel=4,
+    )
+    return sharding.with_spec(P(*spec))
+
+
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
-    """Constrain the sharding of ``x`` (a pytree; ``shardings`` a matching prefix)."""
+    """Constrain the sharding of ``x`` (a pytree; ``shardings`` a matching prefix of Shardings,
+    PartitionSpecs with a mesh in context, or None for replicated)."""
+    who = "with_sharding_constraint"
     leaves, treedef = tu.tree_flatten(x)
-    if isinstance(shardings, (Sharding, PartitionSpec)):
-        targets = [shardings] * len(leaves)
-    else:
-        targets = tu.broadcast_prefix(shardings, x)
-    outs = [
-        sharding_constraint(leaf, _as_sharding(s, "with_sharding_constraint"))
-        for leaf, s in zip(leaves, targets)
-    ]
+    targets = [_as_sharding(s, who) for s in prefix_targets(shardings, x, f"{who} shardings")]
+    outs = [sharding_constraint(leaf, _uneven(leaf, s, who)) for leaf, s in zip(leaves, targets)]
     return tu.tree_unflatten(treedef, outs)
 
 
+def _reshard_sharding(s: Any, ndim: int) -> Sharding:
+    if isinstance(s, PartitionSpec):
+        s = resolve_spec(s, "reshard")
+    if not isinstance(s, Sharding):
+        raise TypeError(f"reshard: expected a Sharding or a PartitionSpec, got {type(s).__name__}")
+    if isinstance(s, NamedSharding) and not getattr(s.mesh, "_types_defaulted", False):
+        # JAX: reshard changes shardings in types, so every axis it names must be Explicit.
+        # Meshes whose Auto types are spmd's default (JAX 0.10 would have made them Explicit)
+        # are let through, so JAX programs run unchanged.
+        types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
+        for e in s.spec:
+            for a in spec_axes(e):
+                if types[a] != AxisType.Explicit:
+                    raise ValueError(
+                        "reshard: the PartitionSpec passed to reshard cannot name mesh axes of "
+                        f"type Auto or Manual. Got {s.spec}, whose axis {a!r} is of type "
+                        f"{types[a]} in {s.mesh}. Use with_sharding_constraint on Auto axes."
+                    )
+    return typed_sharding(s, ndim)
+
+
 def reshard(x: Any, shardings: Any) -> Any:
-    """Move ``x`` to ``shardings`` (on Explicit meshes, the way to change a sharding in types)."""
-    return with_sharding_constraint(x, shardings)
+    """Move ``x`` (a pytree) to ``shardings`` (on Explicit meshes, the way to change a sharding
+    in types). Non-dividing dimensions raise, as in JAX."""
+    leaves, treedef = tu.tree_flatten(x)
+    targets = prefix_targets(shardings, x, "reshard shardings")
+    outs = []
+    for leaf, t in zip(leaves, targets):
+        s = _reshard_sharding(t, _aval_of(leaf).ndim)
+        if isinstance(s, NamedSharding):
+            shape = tuple(_aval_of(leaf).shape)
+            check_rank(s, len(shape))
+            bad = uneven_dims(s, shape)
+            if bad and config.spmd_uneven != "pad":
+                raise IndivisibleError(f"reshard: {uneven_message(s, shape, bad)}")
+        outs.append(sharding_constraint(leaf, s))
+    return tu.tree_unflatten(treedef, outs)
 
 
 def sharding_constraint(x: Any, sharding: Sharding) -> Any:
@@ -70,6 +192,17 @@ def _vmap_rule(axis_data, vals, dims, *, sharding, layout, unconstrained_dims):
 
 
 def _sharding_rule(specs, avals, *, sharding, layout, unconstrained_dims):
+    # UNCONSTRAINED dimensions keep the operand's entry (JAX lets the compiler choose; it keeps
+    # the operand's). Without the operand's spec they are replicated: a result spec never
+    # carries UNCONSTRAINED.
+    if isinstance(sharding, NamedSharding) and any(e is UNCONSTRAINED for e in sharding.spec):
+        have = specs[0] if specs else None
+        ndim = avals[0].ndim
+        have = tuple(have) + (None,) * (ndim - len(have)) if have is not None else (None,) * ndim
+        spec = [have[i] if e is UNCONSTRAINED else e for i, e in enumerate(sharding.spec)]
+        while spec and spec[-1] is None:
+            spec.pop()
+        return sharding.with_spec(P(*spec))
     return sharding
 
 

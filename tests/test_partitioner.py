@@ -1,0 +1,302 @@
+"""The partitioner (spmd/_src/interpreters/partitioner.py, partition_rules.py, lowering.py).
+
+A sweep of programs over (8,), (2,4) and (4,2) meshes and every sharding of their inputs: the
+partitioned program (one shard_map body with the collectives the rules insert) must compute
+exactly the global program. The inputs are small integers stored as float32, so every sum and
+product is exact whatever the order of its terms: values must be *equal*, not close. (With
+general floats, a sum over a sharded dimension is a local sum per device folded in device
+order by psum; ``test_float_sum_folds_in_device_order`` checks that order bit for bit.)
+
+Then ``as_text()`` (the reasons of the inserted collectives), ``cost_analysis()`` (bytes moved
+per device, as written in docs/partitioner.md) and ``spmd_partition='always'``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax
+from spmd._src.interpreters.partitioner import NotPartitionable, Reason
+from spmd._src.sharding import equivalent
+from spmd.sharding import NamedSharding
+from spmd.sharding import PartitionSpec as P
+
+MESHES = [((8,), ("x",)), ((2, 4), ("x", "y")), ((4, 2), ("x", "y"))]
+
+
+def _axes(e) -> tuple:
+    return () if e is None else (e,) if isinstance(e, str) else tuple(e)
+
+
+def specs_2d(names) -> list[P]:
+    """Every spec of a 2-D array over these mesh axes (each axis used at most once)."""
+    ents = [None, *names, *itertools.permutations(names, 2)] if len(names) > 1 else [None, *names]
+    out = []
+    for a, b in itertools.product(ents, ents):
+        used = _axes(a) + _axes(b)
+        if len(used) == len(set(used)):
+            out.append(P(a, b))
+    return out
+
+
+def ints(shape, mod=7, seed=0) -> np.ndarray:
+    n = int(np.prod(shape))
+    return (
+        ((np.arange(n) * (2 * seed + 3) + seed) % mod - mod // 2).astype(np.float32).reshape(shape)
+    )
+
+
+def check(f, arrays, specs, mesh, out_shardings=None):
+    """Partition ``jit(f)`` for inputs placed by ``specs``: its values equal the global ones,
+    its results carry the global path's shardings. Returns the Partitioned program."""
+    placed = [spmd.device_put(a, NamedSharding(mesh, s)) for a, s in zip(arrays, specs)]
+    jf = spmd.jit(f, out_shardings=out_shardings)
+    ref = jf(*placed)
+    part = jf.lower(*placed).partitioned
+    assert part is not None
+    outs = part.run(*arrays)
+    refs = ref if isinstance(ref, (tuple, list)) else [ref]
+    assert len(outs) == len(refs)
+    for o, r, spec in zip(outs, refs, part.out_specs):
+        np.testing.assert_array_equal(o, np.asarray(r))
+        assert o.dtype == np.asarray(r).dtype
+        if isinstance(r.sharding, NamedSharding):
+            assert equivalent(NamedSharding(mesh, spec), r.sharding, r.ndim)
+    return part
+
+
+@pytest.mark.parametrize("mesh_shape,names", MESHES)
+def test_matmul_every_sharding_combination(mesh_shape, names):
+    mesh = spmd.make_mesh(mesh_shape, names)
+    a, b = ints((8, 8), 7, 1), ints((8, 8), 5, 2)
+    specs = specs_2d(names)
+    for sa, sb in itertools.product(specs, specs):
+        check(lambda x, y: x @ y, [a, b], [sa, sb], mesh)
+
+
+@pytest.mark.parametrize("mesh_shape,names", MESHES)
+def test_elementwise_and_sums_every_sharding(mesh_shape, names):
+    mesh = spmd.make_mesh(mesh_shape, names)
+    a, b = ints((8, 8), 7, 1), ints((8, 8), 5, 2)
+    specs = specs_2d(names)
+    for s in specs:
+        check(lambda x: 2 * jnp.sin(x) + 1, [a], [s], mesh)
+        check(lambda x: (x.sum(axis=0), x.sum(axis=1), x.sum()), [a], [s], mesh)
+        check(lambda x: (x.max(axis=0), x.min(axis=1), jnp.argmax(x, axis=0)), [a], [s], mesh)
+    for sa, sb in itertools.product(specs, specs[:5]):
+        check(lambda x, y: x * y - x, [a, b], [sa, sb], mesh)
+
+
+@pytest.mark.parametrize("mesh_shape,names", MESHES)
+def test_data_movement_every_sharding(mesh_shape, names):
+    mesh = spmd.make_mesh(mesh_shape, names)
+    a = ints((8, 8), 11, 3)
+    for s in specs_2d(names):
+        check(lambda x: x.T, [a], [s], mesh)
+        check(lambda x: (x.reshape(64), x.reshape(2, 4, 8), x.reshape(8, 2, 4)), [a], [s], mesh)
+        check(lambda x: (x[2:6], x[:, 1:7:2], x[None]), [a], [s], mesh)
+        check(lambda x: (jnp.concatenate([x, x], axis=1), jnp.pad(x, 1)), [a], [s], mesh)
+        check(lambda x: (jnp.broadcast_to(x[:, None, :], (8, 2, 8)), x[:, :1].squeeze(1)),
+              [a], [s], mesh)  # fmt: skip
+        check(lambda x: (jnp.cumsum(x, axis=0), (x @ x.T).reshape(64)), [a], [s], mesh)
+
+
+@pytest.mark.parametrize("mesh_shape,names", MESHES)
+def test_constraints_every_sharding(mesh_shape, names):
+    mesh = spmd.make_mesh(mesh_shape, names)
+    a = ints((8, 8), 9, 4)
+    specs = specs_2d(names)
+    for s, t in itertools.product(specs, specs):
+        c = NamedSharding(mesh, t)
+        part = check(lambda x, c=c: lax.with_sharding_constraint(x + 1, c), [a], [s], mesh)
+        assert equivalent(NamedSharding(mesh, part.out_specs[0]), c, 2)
+
+
+def test_reshape_of_a_split_leading_dim_moves_no_data():
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    # out_shardings pins the results where the reshape leaves them (whatever propagation says).
+    out = NamedSharding(mesh, P("x"))
+    part = check(lambda x: x.reshape(4, 2, 8) * 2, [ints((8, 8))], [P("x")], mesh, out)
+    assert part.reasons == [] and part.out_specs == (P("x"),)
+    out = NamedSharding(mesh, P(("x", "y")))
+    part = check(lambda x: x.reshape(64), [ints((8, 8))], [P(("x", "y"))], mesh, out)
+    assert part.reasons == [] and part.out_specs == (P(("x", "y")),)
+    # 8 devices cannot split a leading dim of 4: 'y' is gathered, 'x' (2 ways) stays.
+    out = NamedSharding(mesh, P("x"))
+    part = check(lambda x: x.reshape(4, 2, 8), [ints((8, 8))], [P(("x", "y"))], mesh, out)
+    assert [(r.collective, r.axes) for r in part.reasons] == [("all_gather", ("y",))]
+
+
+def test_out_shardings_reshard_the_result():
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    out = NamedSharding(mesh, P(None, ("y", "x")))
+    part = check(lambda x: x * 3, [ints((8, 8))], [P("x", "y")], mesh, out_shardings=out)
+    assert part.out_specs == (P(None, ("y", "x")),)
+    assert part.reasons and all(r.eqn is None for r in part.reasons)
+
+
+def test_float_sum_folds_in_device_order():
+    # Sums of general floats: a local sum per device, then psum folds the device results left
+    # to right in device order. The reference does exactly that in NumPy.
+    mesh = spmd.make_mesh((8,), ("x",))
+    a = np.random.default_rng(0).standard_normal((64, 5)).astype(np.float32)
+    jf = spmd.jit(lambda x: x.sum(axis=0))
+    part = jf.lower(spmd.device_put(a, NamedSharding(mesh, P("x")))).partitioned
+    got = part.run(a)[0]
+    want = np.zeros(5, np.float32)
+    for block in np.split(a, 8):
+        want = want + np.sum(block, axis=0, dtype=np.float32)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, a.sum(0), rtol=1e-5)
+
+
+def test_float_contraction_is_local_dots_folded_in_device_order():
+    mesh = spmd.make_mesh((4,), ("x",), devices=spmd.devices()[:4])
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((8, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 4)).astype(np.float32)
+    jf = spmd.jit(lambda x, y: x @ y)
+    xa = spmd.device_put(a, NamedSharding(mesh, P(None, "x")))
+    yb = spmd.device_put(b, NamedSharding(mesh, P("x")))
+    got = jf.lower(xa, yb).partitioned.run(a, b)[0]
+    want = np.zeros((8, 4), np.float32)
+    for k in range(4):
+        blk = slice(4 * k, 4 * k + 4)
+        want = want + np.asarray(jnp.dot(a[:, blk], b[blk]))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# as_text, reasons, cost_analysis
+
+
+def _placed(mesh):
+    x = spmd.device_put(ints((8, 8)), NamedSharding(mesh, P("x", "y")))
+    w = spmd.device_put(ints((8, 4), 5), NamedSharding(mesh, P("y", None)))
+    return x, w
+
+
+def test_as_text_shows_psum_and_its_reason_for_a_sharded_contraction():
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    x, w = _placed(mesh)
+    # out_shardings keeps 'x' on the rows: the one collective is the psum over 'y'.
+    f = spmd.jit(lambda a, b: a @ b, out_shardings=NamedSharding(mesh, P("x")))
+    text = f.lower(x, w).as_text()
+    lines = text.splitlines()
+    i = next(k for k, ln in enumerate(lines) if "= psum[" in ln)
+    assert lines[i - 1].strip().startswith("# psum over ('y',)")
+    assert (
+        "eqn 0 (dot_general) contracts dims (1,) of operand 0 and (0,) of operand 1"
+        in (lines[i - 1])
+    )
+    assert "a:f32[4,2] b:f32[2,4]" in text
+    cost = f.lower(x, w).compile().cost_analysis()
+    # per device: a (4,2)@(2,4) dot = 2*16*2 flops; psum of f32[4,4] over 4 devices:
+    # 2*(4-1)/4*64 bytes.
+    assert cost["flops"] == 64 and cost["bytes moved"] == 96
+    assert cost["bytes moved psum"] == 96
+
+
+def test_as_text_shows_the_collective_a_constraint_inserts():
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    x, w = _placed(mesh)
+    c = NamedSharding(mesh, P("x", "y"))
+    f = spmd.jit(lambda a, b: lax.with_sharding_constraint(a @ b, c))
+    lo = f.lower(x, w)
+    text = lo.as_text()
+    assert "reduce_scatter[" in text and "psum[" not in text
+    assert "# psum_scatter over ('y',): eqn 1 (sharding_constraint) operand 0 dim 1" in text
+    (r,) = lo.partitioned.reasons
+    assert isinstance(r, Reason) and (r.collective, r.dim, r.axes) == ("psum_scatter", 1, ("y",))
+    # reduce-scatter of the local f32[4,4] partial product over 4 devices: (4-1)/4*64 bytes.
+    assert lo.compile().cost_analysis()["bytes moved"] == 48
+    np.testing.assert_array_equal(f(x, w), np.asarray(x) @ np.asarray(w))
+
+
+def test_constraint_moving_an_axis_between_dims_is_an_all_to_all():
+    mesh = spmd.make_mesh((8,), ("x",))
+    a = spmd.device_put(ints((8, 16)), NamedSharding(mesh, P("x")))
+    c = NamedSharding(mesh, P(None, "x"))
+    lo = spmd.jit(lambda v: lax.with_sharding_constraint(v, c)).lower(a)
+    (r,) = lo.partitioned.reasons
+    assert r.collective == "all_to_all" and r.axes == ("x",)
+    assert "all_to_all[" in lo.as_text()
+
+
+def test_no_rule_gathers_and_says_why():
+    mesh = spmd.make_mesh((8,), ("x",))
+    a = spmd.device_put(ints((8, 8)), NamedSharding(mesh, P("x")))
+    lo = spmd.jit(lambda v: jnp.sort(v, axis=0)).lower(a)
+    assert any("no partition rule for sort" in str(r) for r in lo.partitioned.reasons)
+    assert "# all_gather over ('x',)" in lo.as_text()
+
+
+def test_indivisible_dims_are_not_partitioned():
+    # With spmd_uneven='pad', a constraint may split 10 elements over 8 devices: the
+    # partitioner does not pad, so the program is shown and run unpartitioned.
+    mesh = spmd.make_mesh((8,), ("x",))
+    c = NamedSharding(mesh, P("x"))
+    jf = spmd.jit(lambda v: lax.with_sharding_constraint(v * 2, c))
+    before = spmd.config.spmd_uneven
+    spmd.config.update("spmd_uneven", "pad")
+    try:
+        lo = jf.lower(jnp.arange(10.0))
+        with pytest.raises(NotPartitionable, match="size 10 per device does not divide"):
+            _ = lo.partitioned
+        assert lo.as_text().startswith("# not partitioned: partitioner: eqn 1")
+        assert lo.compile().cost_analysis() == {}
+        spmd.config.update("spmd_partition", "always")
+        out = jf(jnp.arange(10.0))
+        assert out.sharding == c and out.tolist() == [2.0 * i for i in range(10)]
+    finally:
+        spmd.config.update("spmd_uneven", before)
+        spmd.config.update("spmd_partition", "auto")
+
+
+def test_unsharded_lowering_is_the_plain_jaxpr():
+    lo = spmd.jit(lambda v: v + 1).lower(jnp.ones(4))
+    assert lo.partitioned is None and lo.as_text().startswith("{ lambda")
+    assert lo.compile().cost_analysis() == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# spmd_partition='always'
+
+
+@pytest.fixture
+def always():
+    spmd.config.update("spmd_partition", "always")
+    yield
+    spmd.config.update("spmd_partition", "auto")
+
+
+def test_partition_always_gives_the_same_values_and_shardings(always):
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    x, w = _placed(mesh)
+    fns = [
+        lambda a, b: a @ b,
+        lambda a, b: (2 * jnp.sin(a) + 1).sum(axis=0),
+        lambda a, b: lax.with_sharding_constraint(a @ b, NamedSharding(mesh, P("x", "y"))),
+    ]
+    for fn in fns:
+        got = spmd.jit(fn)(x, w)
+        spmd.config.update("spmd_partition", "auto")
+        want = spmd.jit(fn)(x, w)
+        spmd.config.update("spmd_partition", "always")
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+        assert got.sharding == want.sharding
+
+
+def test_partition_always_leaves_unsharded_calls_alone(always):
+    assert spmd.jit(lambda v: v * 2)(jnp.arange(3)).tolist() == [0, 2, 4]
+
+
+def test_partition_option_rejects_unknown_values():
+    with pytest.raises(ValueError, match="spmd_partition"):
+        spmd.config.update("spmd_partition", "sometimes")
