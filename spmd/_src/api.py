@@ -358,50 +358,68 @@ class JitWrapped:
 
     # -- calling ---------------------------------------------------------------------------
     def _fast_key(self, args: tuple) -> tuple | None:
-        # Positional Array arguments only: the pytree structure is a flat tuple, so the
-        # argument types alone key the program and no flattening is needed.
+        # Positional Array, NumPy array and Python scalar arguments only: the pytree structure
+        # is a flat tuple, so the argument types alone key the program and no flattening is
+        # needed. The three kinds key differently (an Array's weak type, None, a scalar's type).
         if not self._fast_ok:
             return None
-        try:
-            sig = tuple([(x._value.shape, x._value.dtype, x.weak_type) for x in args])
-        except AttributeError:
-            return None
-        if not all(type(x) is Array for x in args):
-            return None
-        return (sig, config.trace_context(), core.trace_ctx.axis_env)
+        sig = []
+        for x in args:
+            t = type(x)
+            if t is Array:
+                v = x._value
+                sig.append((v.shape, v.dtype, x.weak_type))
+            elif t is np.ndarray:
+                sig.append((x.shape, x.dtype, None))
+            elif t is float or t is int or t is bool or t is complex:
+                sig.append(t)
+            else:
+                return None
+        return (tuple(sig), config.trace_context(), core.trace_ctx.axis_env)
 
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
         fast_key = None if kwargs else self._fast_key(args)
-        entry = self._fast.get(fast_key) if fast_key is not None else None
-        if entry is not None:
+        hit = self._fast.get(fast_key) if fast_key is not None else None
+        if hit is not None:
+            entry, convert = hit
             leaves = args
         else:
             entry, leaves = self._get_entry(args, kwargs)
+            convert = None
             if fast_key is not None and entry.compiled is not None:
                 if len(self._fast) >= self._cache.maxsize:
                     self._fast.clear()
-                self._fast[fast_key] = entry
+                self._fast[fast_key] = (entry, _converters(args))
         if core.trace_ctx.trace is core.eval_trace:
-            placed = (
-                self._has_placements
-                or entry.constrained
-                or any(type(x) is Array and x._sharding is not None for x in leaves)
-            )
+            in_s = tuple([x._sharding if type(x) is Array else None for x in leaves])
+            # (Shardings are objects without __bool__ or __len__: any() is "one is not None".)
+            placed = self._has_placements or entry.constrained or any(in_s)
             # Placements are decided (and checked) before any work is done.
             if placed:
-                leaves, out_s = self._placements(entry, leaves, kwargs)
+                leaves, out_s = self._placements(entry, leaves, kwargs, in_s)
                 if config.spmd_partition == "always":
                     parts = run_partitioned(entry, leaves, out_s, self.__name__)
                     if parts is not None:
                         return entry.out_tree.unflatten(parts)
-            outs = entry.compiled(
-                *[x._value if type(x) is Array else _canonical(x) for x in leaves]
-            )
-            if entry.single_leaf and not placed:
+            if convert is not None and leaves is args:
+                # A fast-path hit whose arguments in_shardings did not replace: each argument's
+                # conversion was decided when the entry was stored.
+                vals = [
+                    x._value if c is _VALUE else x if c is _AS_IS else c(x)
+                    for x, c in zip(args, convert)
+                ]
+            else:
+                vals = [x._value if type(x) is Array else _canonical(x) for x in leaves]
+            outs = entry.compiled(*vals)
+            if entry.single_leaf:
                 o = outs[0]
-                return Array(o if type(o) is np.ndarray else np.asarray(o), entry.out_weak[0])
+                out = Array(o if type(o) is np.ndarray else np.asarray(o), entry.out_weak[0])
+                if placed and out_s[0] is not None:
+                    out._sharding = out_s[0]
+                    out._committed = True
+                return out
             out_leaves = [
                 Array(o if type(o) is np.ndarray else np.asarray(o), w)
                 for o, w in zip(outs, entry.out_weak)
@@ -427,9 +445,10 @@ class JitWrapped:
         tree = tu.tree_unflatten(entry.out_tree, list(range(n)))
         return ["output" + tu.keystr(p) for p, _ in tu.tree_flatten_with_path(tree)[0]]
 
-    def _placements(self, entry, leaves, kwargs):
+    def _placements(self, entry, leaves, kwargs, in_s=None):
         """Place the arguments as in_shardings asks, check that they share devices, and give
-        every result its sharding: (placed leaves, result shardings)."""
+        every result its sharding: (placed leaves, result shardings). ``in_s``: the leaves'
+        shardings, if the caller has them."""
         if self.in_shardings is not None:
             dyn_kwargs = [k for k in kwargs if k not in self._static_argnames]
             if dyn_kwargs:
@@ -450,7 +469,9 @@ class JitWrapped:
                 x if sp is None else self._place_arg(x, sp, i, entry)
                 for i, (x, sp) in enumerate(zip(leaves, specs))
             ]
-        in_s = tuple(x._sharding if type(x) is Array else None for x in leaves)
+            in_s = None  # the placed leaves have their own
+        if in_s is None:
+            in_s = tuple([x._sharding if type(x) is Array else None for x in leaves])
         key = (in_s, get_mesh()) if self.out_shardings is not None else in_s
         # Propagation walks the whole program: do it (and the device checks) once per input
         # placement, not per call.
@@ -621,6 +642,27 @@ def _canonical(x: Any) -> np.ndarray:
     if isinstance(x, ShapeDtypeStruct):
         raise TypeError("a ShapeDtypeStruct cannot be passed to a compiled function; use .lower")
     return dispatch.canonical_value(x)
+
+
+# How a fast-path argument becomes a program input (see _converters).
+_VALUE = "value"  # an Array: its NumPy value
+_AS_IS = "as is"  # a NumPy array already of its canonical dtype
+
+
+def _converters(args: tuple) -> tuple:
+    """Per positional argument of a fast-path call: _VALUE, _AS_IS, or a function giving the
+    program input, decided once per entry (the dtypes are part of the fast key, and x64 of the
+    trace context): the same values ``_canonical`` gives, without deciding per call."""
+    out = []
+    for x in args:
+        if type(x) is Array:
+            out.append(_VALUE)
+        elif type(x) is np.ndarray:
+            d = dtypes.canonicalize_dtype(x.dtype)
+            out.append(_AS_IS if d == x.dtype else operator.methodcaller("astype", d))
+        else:  # a Python scalar: converted as the slow path does
+            out.append(_canonical)
+    return tuple(out)
 
 
 def jit(

@@ -299,7 +299,18 @@ class NamedSharding(Sharding):
         )
 
     def __hash__(self) -> int:
-        return hash((self.mesh, self.spec, self.memory_kind))
+        # A NamedSharding never changes after __init__, and jit hashes the arguments' shardings
+        # on every call: compute the hash once.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self._hash = hash((self.mesh, self.spec, self.memory_kind))
+        return h
+
+    def __getstate__(self) -> dict:
+        # String hashes differ between processes: an unpickled copy computes its own.
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
 
     def __repr__(self) -> str:
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec}, memory_kind={self.memory_kind})"

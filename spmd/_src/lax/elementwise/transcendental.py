@@ -99,10 +99,18 @@ def logistic(x):
     return logistic_p.bind(x)
 
 
+# The constant 1 of each dtype _logistic_impl has seen (a 0-d array, so NumPy promotes exactly as
+# with a fresh one): making it per call cost more than the arithmetic on small operands.
+_LOGISTIC_ONE: dict = {}
+
+
 def _logistic_impl(x):
-    with np.errstate(all="ignore"):
-        one = np.ones((), x.dtype)
-        return (one / (one + np.exp(-x))).astype(x.dtype)
+    # No errstate: eager and jit run kernels with NumPy's warnings off (dispatch.run_quietly),
+    # and entering errstate per call costs a microsecond.
+    one = _LOGISTIC_ONE.get(x.dtype)
+    if one is None:
+        one = _LOGISTIC_ONE[x.dtype] = np.ones((), x.dtype)
+    return (one / (one + np.exp(-x))).astype(x.dtype, copy=False)
 
 
 logistic_p = unop("logistic", _logistic_impl, inexact)
