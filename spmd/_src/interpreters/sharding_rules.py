@@ -8,6 +8,16 @@ spec(s):
 
 Eager operations on sharded arrays and jit's forward propagation both read this table. A
 primitive without a rule gives a replicated result on the operands' mesh.
+
+On Auto axes the rules reproduce what XLA's propagation chose on the golden sweep
+(tests/golden/sharding_jit.json): per dimension the operands' shardings merge (one extending
+another wins, conflicting ones keep their common leading axes), a mesh axis two dimensions want
+goes to one of them (``resolve_conflicts``), and every result dimension keeps its axes only as
+far as their shard count divides its size (``fit``). Results print as JAX prints them: trailing
+Nones dropped, except that a jit result placed exactly like the first argument carries that
+argument's sharding (``recover_input_sharding``). On Explicit axes (sharding in types)
+``explicit_rules`` raise ``ShardingTypeError`` where JAX does, and the spec keeps every
+dimension.
 """
 
 from __future__ import annotations
@@ -19,9 +29,81 @@ from spmd._src import core
 from spmd._src.sharding import NamedSharding, P, spec_axes
 
 sharding_rules: dict[core.Primitive, Callable] = {}
+# Rules for meshes with Explicit axes (sharding in types): they raise ShardingTypeError where JAX
+# does. A primitive without one uses its Auto rule.
+explicit_rules: dict[core.Primitive, Callable] = {}
 # Primitives whose rule gives a full Sharding of its own (constraints): they set the result's
 # sharding even when no operand is sharded.
 sets_sharding: set[core.Primitive] = set()
+
+
+class ShardingTypeError(Exception):
+    """An operation on arrays sharded over Explicit mesh axes whose result sharding is
+    ambiguous or illegal (JAX's ``ShardingTypeError``)."""
+
+
+class _Context:
+    """The mesh the rule being run shards over (rules read axis sizes from it)."""
+
+    mesh: Any = None
+    explicit: bool = False
+
+
+ctx = _Context()
+
+
+def axis_size(entry: Any) -> int:
+    """How many shards one spec entry makes on the current mesh."""
+    n = 1
+    for a in spec_axes(entry):
+        n *= ctx.mesh.shape[a]
+    return n
+
+
+def as_entry(axes: Sequence[str]) -> Any:
+    """A spec entry naming ``axes`` (None, one name, or a tuple)."""
+    axes = tuple(axes)
+    return None if not axes else axes[0] if len(axes) == 1 else axes
+
+
+def fit(entry: Any, size: int) -> Any:
+    """The longest prefix of ``entry``'s axes whose shard count divides ``size`` (the
+    partitioner shards a dimension no further than it divides)."""
+    kept, n = [], 1
+    for a in spec_axes(entry):
+        if size % (n * ctx.mesh.shape[a]):
+            break
+        n *= ctx.mesh.shape[a]
+        kept.append(a)
+    return as_entry(kept)
+
+
+_SHORT = {
+    "float32": "f32",
+    "float64": "f64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "int32": "i32",
+    "int64": "i64",
+    "int8": "i8",
+    "int16": "i16",
+    "uint32": "u32",
+    "uint8": "u8",
+    "uint64": "u64",
+    "bool": "bool",
+    "complex64": "c64",
+}
+
+
+def type_str(aval: core.ShapedArray, spec: Sequence[Any] | None, short: bool = True) -> str:
+    """``f32[8@x,16]``: an array type with the Explicit axes sharding each dimension."""
+    dims = [str(d) for d in aval.shape]
+    for i, e in enumerate(spec or ()):
+        axes = spec_axes(e)
+        if axes:
+            dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
+    name = aval.dtype.name
+    return f"{_SHORT.get(name, name) if short else name}[{','.join(dims)}]"
 
 
 def _spec_of(sharding: Any, ndim: int, mesh: Any) -> tuple | None:
@@ -41,6 +123,10 @@ def _dedupe(spec: Sequence[Any]) -> tuple:
     return tuple(out)
 
 
+def _is_explicit(mesh: Any) -> bool:
+    return any(t.name == "Explicit" for t in getattr(mesh, "axis_types", ()))
+
+
 def propagate(
     prim: core.Primitive, shardings: Sequence[Any], avals: Sequence[core.ShapedArray], params
 ) -> Any:
@@ -53,15 +139,46 @@ def propagate(
         return None
     mesh, kind = named[0].mesh, named[0].memory_kind
     specs = [_spec_of(s, a.ndim, mesh) for s, a in zip(shardings, avals)]
-    rule = sharding_rules.get(prim)
+    explicit = _is_explicit(mesh)
+    rule = (explicit_rules.get(prim) if explicit else None) or sharding_rules.get(prim)
     out_avals = prim.abstract_eval(*avals, **params)
+    if not prim.multiple_results:
+        out_avals = [out_avals]
     if rule is None:
         replicated = NamedSharding(mesh, P(), memory_kind=kind)
         return [replicated] * len(out_avals) if prim.multiple_results else replicated
-    out = rule(specs, avals, **params)
-    if prim.multiple_results:
-        return [NamedSharding(mesh, _trim(P(*_dedupe(o))), memory_kind=kind) for o in out]
-    return NamedSharding(mesh, _trim(P(*_dedupe(out))), memory_kind=kind)
+    saved = ctx.mesh, ctx.explicit
+    ctx.mesh, ctx.explicit = mesh, explicit
+    try:
+        out = rule(specs, avals, **params)
+    finally:
+        ctx.mesh, ctx.explicit = saved
+    outs = out if prim.multiple_results else [out]
+    result = []
+    for o, aval in zip(outs, out_avals):
+        o = tuple(o) + (None,) * (aval.ndim - len(o))
+        if explicit:
+            _check_legal(prim, o, aval, specs, avals)
+            spec = P(*o)
+        else:
+            ctx.mesh = mesh
+            try:
+                o = tuple(fit(e, d) for e, d in zip(_dedupe(o), aval.shape))
+            finally:
+                ctx.mesh = saved[0]
+            spec = _trim(P(*o))
+        result.append(NamedSharding(mesh, spec, memory_kind=kind))
+    return result if prim.multiple_results else result[0]
+
+
+def _check_legal(prim, spec, aval, specs, avals) -> None:
+    axes = [a for e in spec for a in spec_axes(e)]
+    if len(axes) != len(set(axes)):
+        ins = ", ".join(type_str(a, s) for a, s in zip(avals, specs))
+        raise ShardingTypeError(
+            f"{prim.name} operation with inputs: {ins} produces an illegally sharded result: "
+            f"{type_str(aval, spec)} (a mesh axis may shard only one dimension)"
+        )
 
 
 def _trim(spec: P) -> P:
@@ -71,22 +188,131 @@ def _trim(spec: P) -> P:
     return P(*parts)
 
 
+def recover_input_sharding(
+    out: Any, out_aval: core.ShapedArray, in_shardings: Sequence[Any], in_avals: Sequence[Any]
+) -> Any:
+    """A jit result placed like the first argument (same rank, same placement) carries that
+    argument's Sharding object, spelled as the user spelled it (JAX does the same)."""
+    if not isinstance(out, NamedSharding) or not in_shardings:
+        return out
+    s, a = in_shardings[0], in_avals[0]
+    if (
+        isinstance(s, NamedSharding)
+        and s.mesh == out.mesh
+        and s.memory_kind == out.memory_kind
+        and a.ndim == out_aval.ndim
+        and s.spec._normalized(a.ndim) == out.spec._normalized(out_aval.ndim)
+    ):
+        return s
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Generic rules, used by the helpers that register primitives
 
 
-def elementwise_rule(specs, avals, **params):
-    """Broadcasting elementwise: per result dimension, the first operand that shards it."""
+def merge_entries(entries: Sequence[Any]) -> Any:
+    """One dimension's sharding from several operands': a sharding that extends another wins;
+    conflicting ones keep only their common leading axes."""
+    return merge_with_source(entries)[0]
+
+
+def merge_with_source(entries: Sequence[Any]) -> tuple[Any, int]:
+    """``merge_entries`` and the index of the first entry whose axes the result starts with
+    (which operand the dimension's sharding comes from: ties between dimensions go to the
+    earlier operand)."""
+    out: tuple = ()
+    first = True
+    for e in entries:
+        axes = spec_axes(e)
+        if not axes:
+            continue
+        if first:
+            out, first = axes, False
+        elif axes[: len(out)] == out:
+            out = axes
+        elif out[: len(axes)] != axes:
+            n = 0
+            while n < min(len(out), len(axes)) and out[n] == axes[n]:
+                n += 1
+            out = out[:n]
+    src = next(
+        (i for i, e in enumerate(entries) if out and spec_axes(e)[: len(out)] == out),
+        len(entries),
+    )
+    return as_entry(out), src
+
+
+def resolve_conflicts(
+    entries: Sequence[Any], order: Sequence[Any] | None = None, by_size: bool = True
+) -> list:
+    """Give each mesh axis to one dimension: dimensions sharded more ways claim their axes
+    first (``by_size``; ties, or all when not by size: smaller ``order`` key first, default
+    left to right); the others keep their leading axes that are still free."""
+    keys = list(order) if order is not None else list(range(len(entries)))
+
+    def key(d):
+        return (-axis_size(entries[d]) if by_size else 0, keys[d], d)
+
+    by = sorted(range(len(entries)), key=key)
+    used: set = set()
+    out: list = [None] * len(entries)
+    for d in by:
+        kept = []
+        for a in spec_axes(entries[d]):
+            if a in used:
+                break
+            kept.append(a)
+        used.update(kept)
+        out[d] = as_entry(kept)
+    return out
+
+
+def explicit_broadcast(name: str, specs, avals) -> list:
+    """Explicit axes: operands agree on each dimension's sharding (or leave it unsharded)."""
     rank = max(a.ndim for a in avals)
     out: list[Any] = [None] * rank
     for spec, aval in zip(specs, avals):
         if spec is None or aval.ndim == 0:
             continue
+        off = rank - aval.ndim
+        for i, (e, d) in enumerate(zip(spec, aval.shape)):
+            if d == 1 or e is None:
+                continue
+            if out[off + i] is not None and spec_axes(out[off + i]) != spec_axes(e):
+                shown = ", ".join(
+                    str(tuple(s)) for s, a in zip(specs, avals) if s is not None and a.ndim
+                )
+                raise ShardingTypeError(
+                    f"{name} got incompatible shardings for broadcasting: {shown}."
+                )
+            out[off + i] = e
+    return out
+
+
+def explicit_elementwise(name: str) -> Callable:
+    """The Explicit-axes rule of broadcasting elementwise primitive ``name``."""
+
+    def rule(specs, avals, **params):
+        return tuple(explicit_broadcast(name, specs, avals))
+
+    return rule
+
+
+def elementwise_rule(specs, avals, **params):
+    """Broadcasting elementwise: per result dimension, the operands' shardings merged; a mesh
+    axis two dimensions want goes to the one sharded more ways, then to the earlier operand."""
+    rank = max(a.ndim for a in avals)
+    cols: list[list] = [[None] * len(specs) for _ in range(rank)]
+    for k, (spec, aval) in enumerate(zip(specs, avals)):
+        if spec is None or aval.ndim == 0:
+            continue
         offset = rank - aval.ndim
         for i, (e, d) in enumerate(zip(spec, aval.shape)):
-            if out[offset + i] is None and e is not None and d != 1:
-                out[offset + i] = e
-    return tuple(out)
+            if d != 1:
+                cols[offset + i][k] = e
+    merged = [merge_with_source(c) for c in cols]
+    return tuple(resolve_conflicts([m[0] for m in merged], [m[1] for m in merged]))
 
 
 def unary_rule(specs, avals, **params):
@@ -103,9 +329,114 @@ def replicated_rule(specs, avals, **params):
     return (None,)
 
 
-def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any]) -> list[Any]:
-    """Forward sharding propagation through a jaxpr: the sharding of each output (None: no
-    mesh sharding reached it)."""
+def reshape_spec(spec: Sequence[Any], in_shape, out_shape) -> tuple[tuple, bool]:
+    """The result sharding of a reshape, and whether every mesh axis survived.
+
+    Both shapes are split into common factors (each dimension is a run of factors, major
+    first). A dimension's axes shard its factors in order, as far as each axis divides what is
+    left of the factor; an output dimension is sharded by its factors' axes while the factors
+    before are fully sharded."""
+    in_cum, out_cum = _cumprods(in_shape), _cumprods(out_shape)
+    bounds = sorted(set(in_cum) | set(out_cum))
+    if any(b % a for a, b in zip([1, *bounds], bounds)):
+        return (None,) * len(out_shape), not any(spec_axes(e) for e in spec)
+    factors = [b // a for a, b in zip([1, *bounds], bounds)]
+
+    # factor index ranges of each dimension
+    def groups(cum):
+        out, start = [], 0
+        for c in cum:
+            end = bounds.index(c) + 1 if c in bounds else start
+            out.append(list(range(start, end)))
+            start = end
+        return out
+
+    in_groups, out_groups = groups(in_cum), groups(out_cum)
+    f_axes: list[list] = [[] for _ in factors]
+    f_left = list(factors)
+    lost = False
+    for e, g in zip(spec, in_groups):
+        axes = list(spec_axes(e))
+        fi = 0
+        while axes and fi < len(g):
+            f = g[fi]
+            n = ctx.mesh.shape[axes[0]]
+            if f_left[f] == 1:
+                fi += 1
+                continue
+            if f_left[f] % n:
+                break
+            f_axes[f].append(axes.pop(0))
+            f_left[f] //= n
+        lost = lost or bool(axes)
+    out = []
+    for g in out_groups:
+        kept: list = []
+        for f in g:
+            kept += f_axes[f]
+            if f_left[f] != 1:
+                # later factors' axes cannot shard this dimension as one block
+                rest = [a for f2 in g[g.index(f) + 1 :] for a in f_axes[f2]]
+                lost = lost or bool(rest)
+                break
+        out.append(as_entry(kept))
+    return tuple(out), not lost
+
+
+def jaxpr_specs(closed: Any, specs: Sequence[Any], avals: Sequence[Any]) -> list:
+    """The result specs of a (closed) jaxpr run on operands with the given specs, on the
+    mesh of the rule being run (for rules of higher-order primitives)."""
+    mesh = ctx.mesh
+    shardings = [None if s is None else NamedSharding(mesh, P(*s)) for s in specs]
+    jaxpr = getattr(closed, "jaxpr", closed)
+    outs = propagate_jaxpr(jaxpr, shardings, _top=False)
+    res = []
+    for o, v in zip(outs, jaxpr.outvars):
+        nd = v.aval.ndim
+        res.append(o.spec._normalized(nd) if isinstance(o, NamedSharding) else (None,) * nd)
+    return res
+
+
+def merge_specs(specs: Sequence[Sequence[Any]]) -> tuple:
+    """Several specs of one array merged dimension by dimension (``merge_entries``)."""
+    return tuple(merge_entries(col) for col in zip(*specs))
+
+
+def _cumprods(shape) -> list:
+    out, n = [], 1
+    for d in shape:
+        n *= d
+        out.append(n)
+    return out
+
+
+def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], _top: bool = True) -> list[Any]:
+    """Sharding propagation through a jaxpr: the sharding of each output (None: no mesh
+    sharding reached it).
+
+    Forward from the arguments' shardings; then, at the top level, backward from sharding
+    constraints: a constrained value takes the constraint's sharding, and the values it is
+    computed from elementwise take it on the dimensions their own sharding leaves free (a
+    second forward pass carries that on). A result placed like the first argument carries
+    that argument's sharding object."""
+    env = _forward(jaxpr, in_shardings, {})
+    if _top:
+        pinned = _backward_from_constraints(jaxpr, env)
+        if pinned:
+            env = _forward(jaxpr, in_shardings, pinned)
+    outs = [None if type(a) is core.Literal else env.get(id(a)) for a in jaxpr.outvars]
+    if not _top:
+        return outs
+    in_avals = [v.aval for v in jaxpr.invars]
+    return [
+        recover_input_sharding(s, a.aval, in_shardings, in_avals)
+        if type(a) is not core.Literal
+        else s
+        for s, a in zip(outs, jaxpr.outvars)
+    ]
+
+
+def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> dict:
     env: dict[int, Any] = {}
     for v, s in zip(jaxpr.invars, in_shardings):
         env[id(v)] = s
@@ -117,7 +448,7 @@ def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any]) -> list[Any]
         ins = [read(a) for a in eqn.invars]
         inner = call_jaxpr_of(eqn)
         if inner is not None:
-            outs = propagate_jaxpr(inner, ins)
+            outs = propagate_jaxpr(inner, ins, _top=False)
         elif any(isinstance(s, NamedSharding) for s in ins) or eqn.primitive in sets_sharding:
             avals = [a.aval for a in eqn.invars]
             outs = propagate(eqn.primitive, ins, avals, eqn.params)
@@ -126,8 +457,68 @@ def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any]) -> list[Any]
         else:
             outs = [None] * len(eqn.outvars)
         for v, s in zip(eqn.outvars, outs):
-            env[id(v)] = s
-    return [read(a) for a in jaxpr.outvars]
+            env[id(v)] = pinned.get(id(v), s)
+    return env
+
+
+def _backward_from_constraints(jaxpr: core.Jaxpr, env: dict) -> dict:
+    """Shardings that constraints pull back onto the values they constrain (exactly) and onto
+    those values' elementwise and transposed inputs (on dimensions left free)."""
+    if not any(e.primitive.name == "sharding_constraint" for e in jaxpr.eqns):
+        return {}
+    args = {id(v) for v in jaxpr.invars}
+    wanted: dict[int, Any] = {}
+    for eqn in reversed(jaxpr.eqns):
+        prim = eqn.primitive
+        if prim.name == "sharding_constraint":
+            a, out = eqn.invars[0], env.get(id(eqn.outvars[0]))
+            if type(a) is not core.Literal and id(a) not in args and isinstance(out, NamedSharding):
+                wanted[id(a)] = out
+            continue
+        if len(eqn.outvars) != 1 or id(eqn.outvars[0]) not in wanted:
+            continue
+        w = wanted[id(eqn.outvars[0])]
+        ov = eqn.outvars[0]
+        rule = sharding_rules.get(prim)
+        if rule in (elementwise_rule, unary_rule):
+            perm = None
+        elif prim.name == "transpose":
+            perm = eqn.params["permutation"]
+        else:
+            continue
+        want = w.spec._normalized(ov.aval.ndim)
+        if perm is not None:
+            inv = [0] * len(perm)
+            for i, q in enumerate(perm):
+                inv[q] = i
+            want = tuple(want[inv[d]] for d in range(len(perm)))
+        for a in eqn.invars:
+            if type(a) is core.Literal or id(a) in args or id(a) in wanted:
+                continue
+            if a.aval.shape != (ov.aval.shape if perm is None else a.aval.shape):
+                continue
+            fwd = env.get(id(a))
+            if isinstance(fwd, NamedSharding) and fwd.mesh != w.mesh:
+                continue
+            have = fwd.spec._normalized(a.aval.ndim) if isinstance(fwd, NamedSharding) else None
+            spec = _prefer(have, want, w.mesh)
+            wanted[id(a)] = NamedSharding(w.mesh, _trim(P(*spec)), memory_kind=w.memory_kind)
+    return wanted
+
+
+def _prefer(have: Sequence[Any] | None, want: Sequence[Any], mesh: Any) -> tuple:
+    """``have`` with ``want`` filling the dimensions it leaves unsharded; on a mesh axis both
+    use, ``have`` keeps it."""
+    if have is None:
+        return tuple(want)
+    entries = [h if h is not None else w for h, w in zip(have, want)]
+    keys = [0 if h is not None else 1 for h in have]
+    saved = ctx.mesh
+    ctx.mesh = mesh
+    try:
+        return tuple(resolve_conflicts(entries, keys, by_size=False))
+    finally:
+        ctx.mesh = saved
 
 
 # prim -> fn(eqn) -> the jaxpr a call-like equation runs (propagation looks through it).
@@ -147,3 +538,32 @@ def has_constraints(jaxpr: core.Jaxpr) -> bool:
         if inner is not None and has_constraints(inner):
             return True
     return False
+
+
+__all__ = [
+    "ShardingTypeError",
+    "as_entry",
+    "axis_size",
+    "call_jaxprs",
+    "elementwise_rule",
+    "explicit_broadcast",
+    "explicit_elementwise",
+    "explicit_rules",
+    "fit",
+    "has_constraints",
+    "jaxpr_specs",
+    "merge_entries",
+    "merge_specs",
+    "merge_with_source",
+    "propagate",
+    "propagate_jaxpr",
+    "recover_input_sharding",
+    "reduction_rule",
+    "replicated_rule",
+    "reshape_spec",
+    "resolve_conflicts",
+    "sets_sharding",
+    "sharding_rules",
+    "type_str",
+    "unary_rule",
+]

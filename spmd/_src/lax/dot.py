@@ -22,7 +22,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax.elementwise.conversion import _convert_impl, convert_element_type
 from spmd._src.lax.rules import defjvp
 from spmd._src.lax.shape import transpose
@@ -682,6 +682,70 @@ core.pp_param_rules[dot_general_p] = _dot_general_pp
 batching.primitive_batchers[dot_general_p] = _dot_general_vmap
 defjvp(dot_general_p, _dot_general_jvp_lhs, _dot_general_jvp_rhs)
 ad.primitive_transposes[dot_general_p] = _dot_general_transpose
+
+
+def _dot_general_factors(specs, avals, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    ls = specs[0] or (None,) * avals[0].ndim
+    rs = specs[1] or (None,) * avals[1].ndim
+    lfree = [i for i in range(avals[0].ndim) if i not in lc and i not in lb]
+    rfree = [i for i in range(avals[1].ndim) if i not in rc and i not in rb]
+    return ls, rs, lfree, rfree
+
+
+def _dot_general_sharding(specs, avals, *, dimension_numbers, **params):
+    # One factor per batch, free and contracting dimension, each sharded as its operands agree
+    # (sharding_rules.merge_entries); a mesh axis wanted by two factors goes to the first of:
+    # rhs free, batch, lhs free, contracting (what XLA's propagation picks on the golden
+    # sweep). Contracting factors keep the axes they win (their partial sums are reduced over
+    # them) but do not appear in the result.
+    (lc, rc), (lb, rb) = dimension_numbers
+    ls, rs, lfree, rfree = _dot_general_factors(specs, avals, dimension_numbers)
+    merge = sharding_rules.merge_entries
+    batch = [merge([ls[a], rs[b]]) for a, b in zip(lb, rb)]
+    free = [ls[i] for i in lfree] + [rs[j] for j in rfree]
+    contract = [merge([ls[a], rs[b]]) for a, b in zip(lc, rc)]
+    factors = batch + free + contract
+    nb, nl, nr = len(batch), len(lfree), len(rfree)
+    order = (
+        list(range(nb + nl, nb + nl + nr))
+        + list(range(nb))
+        + list(range(nb, nb + nl))
+        + list(range(nb + nl + nr, len(factors)))
+    )
+    order = [order.index(f) for f in range(len(factors))]
+    out = sharding_rules.resolve_conflicts(factors, order, by_size=False)
+    return tuple(out[: nb + nl + nr])
+
+
+def _dot_general_sharding_explicit(specs, avals, *, dimension_numbers, **params):
+    # Sharding in types: batch dimensions agree, contracting dimensions are unsharded on at
+    # least one side (otherwise the result's sharding is ambiguous: out_sharding= decides).
+    (lc, rc), (lb, rb) = dimension_numbers
+    ls, rs, lfree, rfree = _dot_general_factors(specs, avals, dimension_numbers)
+    lbs, rbs = tuple(ls[i] for i in lb), tuple(rs[i] for i in rb)
+    if lbs != rbs:
+        raise sharding_rules.ShardingTypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+            f"consistent sharding, got {lbs} and {rbs}."
+        )
+    lcs, rcs = tuple(ls[i] for i in lc), tuple(rs[i] for i in rc)
+    if any(e is not None for e in lcs) and any(e is not None for e in rcs):
+        if lcs == rcs:
+            raise sharding_rules.ShardingTypeError(
+                "Contracting dimensions are sharded and it is ambiguous how the output should "
+                "be sharded. Please specify the output sharding via the `out_sharding` "
+                f"parameter. Got lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}"
+            )
+        raise sharding_rules.ShardingTypeError(
+            "dot_general requires contracting dimensions to have consistent sharding, got "
+            f"{lcs} and {rcs}."
+        )
+    return lbs + tuple(ls[i] for i in lfree) + tuple(rs[j] for j in rfree)
+
+
+sharding_rules.sharding_rules[dot_general_p] = _dot_general_sharding
+sharding_rules.explicit_rules[dot_general_p] = _dot_general_sharding_explicit
 
 
 # ---------------------------------------------------------------------------------------------

@@ -510,6 +510,20 @@ def _logaddexp_combine(a, b):
 
 for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
     batching.primitive_batchers[_p] = _cumulative_batcher(_p)
+    sharding_rules.sharding_rules[_p] = sharding_rules.unary_rule
+
+
+def _cumulative_sharding_explicit(specs, avals, *, axis, reverse):
+    if specs[0][axis] is not None:
+        raise sharding_rules.ShardingTypeError(
+            "Input should be unsharded over the axis being reduced. Got input type="
+            f"{sharding_rules.type_str(avals[0], specs[0], short=False)} and axis={axis}"
+        )
+    return tuple(specs[0])
+
+
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    sharding_rules.explicit_rules[_p] = _cumulative_sharding_explicit
 deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, reverse=not reverse)])
 ad.primitive_jvps[cumprod_p] = _cumulative_jvp(_mul_combine)
 ad.primitive_jvps[cummax_p] = _cumulative_jvp(_chooser_combine(lax_elem.max))

@@ -117,6 +117,7 @@ def defbroadcasting(prim: core.Primitive) -> None:
     """Batching and sharding rules of an n-ary broadcasting elementwise primitive."""
     batching.primitive_batchers[prim] = _broadcast_batcher(prim)
     sharding_rules.sharding_rules[prim] = sharding_rules.elementwise_rule
+    sharding_rules.explicit_rules[prim] = sharding_rules.explicit_elementwise(prim.name)
 
 
 # ---------------------------------------------------------------------------------------------

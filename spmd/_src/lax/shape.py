@@ -17,7 +17,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax.rules import bdim_at_front, deflinear, moveaxis
 from spmd._src.lax.utils import standard_primitive
 from spmd._src.util import canonicalize_axis, prod
@@ -172,6 +172,17 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding)
 
 
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_vmap
+
+
+def _broadcast_in_dim_sharding(specs, avals, *, shape, broadcast_dimensions, sharding):
+    # Operand dimensions keep their axes (size-1 ones that grow do not); new ones are whole.
+    out: list = [None] * len(shape)
+    for e, d, i in zip(specs[0], avals[0].shape, broadcast_dimensions):
+        out[i] = e if d == shape[i] else None
+    return tuple(out)
+
+
+sharding_rules.sharding_rules[broadcast_in_dim_p] = _broadcast_in_dim_sharding
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
 
@@ -270,6 +281,58 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
 
 
 batching.primitive_batchers[reshape_p] = _reshape_vmap
+
+
+def _reshape_sharding(specs, avals, *, new_sizes, dimensions, sharding):
+    # Dimensions map through their common factors (sharding_rules.reshape_spec); axes that
+    # cannot follow are dropped (Auto) or refused (Explicit).
+    spec, whole = sharding_rules.reshape_spec(specs[0], avals[0].shape, new_sizes)
+    return spec
+
+
+def _reshape_sharding_explicit(specs, avals, *, new_sizes, dimensions, sharding):
+    # Sharding in types: between the boundaries both shapes share, a run of dimensions merges
+    # into one (its axes concatenate: the sharded ones must lead) or one splits into several
+    # (the axes go to the leading parts as they divide); anything else must be unsharded.
+    spec, in_shape = specs[0], avals[0].shape
+    in_cum = sharding_rules._cumprods(in_shape)
+    out_cum = sharding_rules._cumprods(new_sizes)
+    common = sorted(set(in_cum) & set(out_cum))
+    out: list = []
+    ok = True
+    i = j = 0
+    for c in common:
+        ins = [k for k in range(i, len(in_shape)) if in_cum[k] <= c]
+        outs = [k for k in range(j, len(new_sizes)) if out_cum[k] <= c]
+        i, j = (ins[-1] + 1 if ins else i), (outs[-1] + 1 if outs else j)
+        entries = [spec[k] for k in ins]
+        if len(outs) == 1:
+            axes = [a for e in entries for a in sharding_rules.spec_axes(e)]
+            sharded = [e is not None for e in entries]
+            ok = ok and sharded == sorted(sharded, reverse=True)
+            out.append(sharding_rules.as_entry(axes))
+        elif len(ins) == 1:
+            part, whole = sharding_rules.reshape_spec(
+                entries, [in_shape[k] for k in ins], [new_sizes[k] for k in outs]
+            )
+            ok = ok and whole
+            out.extend(part)
+        else:
+            ok = ok and all(e is None for e in entries)
+            out.extend([None] * len(outs))
+    out.extend([None] * (len(new_sizes) - len(out)))
+    if not ok or i != len(in_shape):
+        raise sharding_rules.ShardingTypeError(
+            "This reshape is not supported. Please specify the sharding of the output via the "
+            "`out_sharding` argument of jax.lax.reshape. Got operand type: "
+            f"{sharding_rules.type_str(avals[0], specs[0], short=False)}, new sizes: "
+            f"{tuple(new_sizes)}"
+        )
+    return tuple(out)
+
+
+sharding_rules.sharding_rules[reshape_p] = _reshape_sharding
+sharding_rules.explicit_rules[reshape_p] = _reshape_sharding_explicit
 deflinear(reshape_p, _reshape_transpose)
 
 
@@ -306,6 +369,13 @@ def _transpose_vmap(axis_data, vals, dims, *, permutation):
 
 
 batching.primitive_batchers[transpose_p] = _transpose_vmap
+
+
+def _transpose_sharding(specs, avals, *, permutation):
+    return tuple(specs[0][i] for i in permutation)
+
+
+sharding_rules.sharding_rules[transpose_p] = _transpose_sharding
 deflinear(
     transpose_p, lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))]
 )
@@ -342,6 +412,14 @@ def _squeeze_vmap(axis_data, vals, dims, *, dimensions):
 
 
 batching.primitive_batchers[squeeze_p] = _squeeze_vmap
+
+
+def _squeeze_sharding(specs, avals, *, dimensions):
+    dims = {d % avals[0].ndim for d in dimensions}
+    return tuple(e for i, e in enumerate(specs[0]) if i not in dims)
+
+
+sharding_rules.sharding_rules[squeeze_p] = _squeeze_sharding
 deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 
 
@@ -369,6 +447,8 @@ def _rev_vmap(axis_data, vals, dims, *, dimensions):
 
 
 batching.primitive_batchers[rev_p] = _rev_vmap
+
+sharding_rules.sharding_rules[rev_p] = sharding_rules.unary_rule
 deflinear(rev_p, lambda ct, x, *, dimensions: [rev_p.bind(ct, dimensions=dimensions)])
 
 
@@ -449,6 +529,35 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 
 batching.primitive_batchers[slice_p] = _slice_vmap
+
+
+def _slice_sharding(specs, avals, *, start_indices, limit_indices, strides):
+    # Each dimension keeps its axes as far as they divide its new size (Auto).
+    return tuple(specs[0])
+
+
+def _resized_sharding_explicit(what, specs, avals, out_shape):
+    for e, d in zip(specs[0], out_shape):
+        n = sharding_rules.axis_size(e)
+        if n > 1 and d % n:
+            shown = e if isinstance(e, str) else tuple(e)
+            raise sharding_rules.ShardingTypeError(
+                f"{what} on sharded dims where out dim ({d}) is not divisible by mesh axes ({n}) "
+                f"with spec ({shown}) is not implemented. Got input type="
+                f"{sharding_rules.type_str(avals[0], specs[0])} and output shape={tuple(out_shape)}"
+            )
+    return tuple(specs[0])
+
+
+def _slice_sharding_explicit(specs, avals, *, start_indices, limit_indices, strides):
+    out = _slice_shape(
+        avals[0], start_indices=start_indices, limit_indices=limit_indices, strides=strides
+    )
+    return _resized_sharding_explicit("slicing", specs, avals, out)
+
+
+sharding_rules.sharding_rules[slice_p] = _slice_sharding
+sharding_rules.explicit_rules[slice_p] = _slice_sharding_explicit
 deflinear(slice_p, _slice_transpose)
 
 
@@ -584,6 +693,19 @@ def _pad_transpose(ct, x, pv, *, padding_config):
 
 
 batching.primitive_batchers[pad_p] = _pad_vmap
+
+
+def _pad_sharding(specs, avals, *, padding_config):
+    return tuple(specs[0])
+
+
+def _pad_sharding_explicit(specs, avals, *, padding_config):
+    out = _pad_shape(avals[0], avals[1], padding_config=padding_config)
+    return _resized_sharding_explicit("padding", specs, avals, out)
+
+
+sharding_rules.sharding_rules[pad_p] = _pad_sharding
+sharding_rules.explicit_rules[pad_p] = _pad_sharding_explicit
 deflinear(pad_p, _pad_transpose)
 
 
@@ -652,6 +774,18 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 
 batching.primitive_batchers[concatenate_p] = _concatenate_vmap
+
+
+def _concatenate_sharding(specs, avals, **params):
+    return sharding_rules.elementwise_rule(specs, avals)
+
+
+def _concatenate_sharding_explicit(specs, avals, **params):
+    return sharding_rules.explicit_broadcast("concatenate", specs, avals)
+
+
+sharding_rules.sharding_rules[concatenate_p] = _concatenate_sharding
+sharding_rules.explicit_rules[concatenate_p] = _concatenate_sharding_explicit
 deflinear(concatenate_p, _concatenate_transpose)
 
 
@@ -693,6 +827,15 @@ def _stack_transpose(ct, *xs, axis):
 
 
 batching.primitive_batchers[stack_p] = _stack_vmap
+
+
+def _stack_sharding(specs, avals, *, axis):
+    spec = list(sharding_rules.elementwise_rule(specs, avals))
+    spec.insert(axis, None)
+    return tuple(spec)
+
+
+sharding_rules.sharding_rules[stack_p] = _stack_sharding
 deflinear(stack_p, _stack_transpose)
 
 
@@ -736,6 +879,14 @@ def _split_transpose(cts, x, *, sizes, axis):
 
 
 batching.primitive_batchers[split_p] = _split_vmap
+
+
+def _split_sharding(specs, avals, *, sizes, axis):
+    # Every piece keeps the operand's sharding (as far as its shards divide the piece).
+    return [tuple(specs[0])] * len(sizes)
+
+
+sharding_rules.sharding_rules[split_p] = _split_sharding
 deflinear(split_p, _split_transpose)
 
 
@@ -768,6 +919,17 @@ def _tile_transpose(ct, x, *, reps):
 
 
 batching.primitive_batchers[tile_p] = _tile_vmap
+
+
+def _tile_sharding(specs, avals, *, reps):
+    # Repeated dimensions are gathered; the others keep their axes.
+    reps = tuple(reps)
+    lead = len(reps) - avals[0].ndim
+    spec = [None] * max(lead, 0) + list(specs[0])
+    return tuple(None if r != 1 else e for e, r in zip(spec, reps[-len(spec) :]))
+
+
+sharding_rules.sharding_rules[tile_p] = _tile_sharding
 deflinear(tile_p, _tile_transpose)
 
 

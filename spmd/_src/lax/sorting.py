@@ -22,7 +22,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax.rules import bdim_at_front
 
 # ---------------------------------------------------------------------------------------------
@@ -168,6 +168,29 @@ sort_p.def_impl(_sort_impl)
 sort_p.def_abstract_eval(_sort_abstract_eval)
 
 
+def _sort_sharding(specs, avals, *, dimension, is_stable, num_keys):
+    # Operands and results share one sharding, the sorted dimension's included (the
+    # partitioner gathers along it inside the sort).
+    spec = sharding_rules.elementwise_rule(specs, avals)
+    return [spec] * len(avals)
+
+
+def _sort_sharding_explicit(specs, avals, *, dimension, is_stable, num_keys):
+    for s, a in zip(specs, avals):
+        if s is not None and s[dimension] is not None:
+            raise sharding_rules.ShardingTypeError(
+                "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"type={sharding_rules.type_str(a, s, short=False)} and sorting "
+                f"dimension={dimension}"
+            )
+    spec = sharding_rules.explicit_broadcast("sort", specs, avals)
+    return [spec] * len(avals)
+
+
+sharding_rules.sharding_rules[sort_p] = _sort_sharding
+sharding_rules.explicit_rules[sort_p] = _sort_sharding_explicit
+
+
 def _sort_vmap(axis_data, vals, dims, *, dimension, is_stable, num_keys):
     d0 = next(d for d in dims if d is not None)
     if all(d == d0 for d in dims):
@@ -266,6 +289,16 @@ def _top_k_jvp(primals, tangents, primal_out, *, k, axis):
 
 
 batching.primitive_batchers[top_k_p] = _top_k_vmap
+
+
+def _top_k_sharding(specs, avals, *, k, axis):
+    # The selected dimension is gathered; the others keep their axes (values and indices).
+    spec = list(specs[0])
+    spec[axis % len(spec)] = None
+    return [tuple(spec)] * 2
+
+
+sharding_rules.sharding_rules[top_k_p] = _top_k_sharding
 ad.primitive_jvps[top_k_p] = _top_k_jvp
 
 

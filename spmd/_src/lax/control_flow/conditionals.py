@@ -21,7 +21,7 @@ from spmd._src import core, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, JaxprEqn, Var
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_ew
@@ -379,6 +379,15 @@ batching.primitive_batchers[cond_p] = _cond_batch_rule
 ad.primitive_joint_jvps[cond_p] = _cond_jvp
 pe.partial_eval_rules[cond_p] = _cond_partial_eval
 ad.primitive_transposes[cond_p] = _cond_transpose
+
+
+def _cond_sharding(specs, avals, *, branches):
+    # Each result: what the branches give it, merged (they agree on the golden programs).
+    outs = [sharding_rules.jaxpr_specs(b, specs[1:], avals[1:]) for b in branches]
+    return [sharding_rules.merge_specs(col) for col in zip(*outs)]
+
+
+sharding_rules.sharding_rules[cond_p] = _cond_sharding
 
 
 __all__ = ["cond", "cond_p", "switch"]

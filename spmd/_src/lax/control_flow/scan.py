@@ -23,7 +23,7 @@ from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, JaxprEqn, ShapedArray, Var
 from spmd._src.errors import ConcretizationTypeError
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import rules
@@ -589,6 +589,27 @@ batching.primitive_batchers[scan_p] = _scan_batch_rule
 ad.primitive_joint_jvps[scan_p] = _scan_jvp
 pe.partial_eval_rules[scan_p] = _scan_partial_eval
 ad.primitive_transposes[scan_p] = _scan_transpose
+
+
+def _scan_sharding(specs, avals, *, jaxpr, length, num_consts, num_carry, reverse, unroll, **kw):
+    # The carry's sharding is a fixed point of the body (as in while); the stacked outputs
+    # are the body's per-step outputs with an unsharded leading (scanned) dimension.
+    specs = [s or (None,) * a.ndim for s, a in zip(specs, avals)]
+    consts = specs[:num_consts]
+    carry = specs[num_consts : num_consts + num_carry]
+    xs = [s[1:] for s in specs[num_consts + num_carry :]]
+    ys: list = []
+    for _ in range(4):
+        out = sharding_rules.jaxpr_specs(jaxpr, consts + carry + xs, avals)
+        merged = [sharding_rules.merge_specs([c, n]) for c, n in zip(carry, out[:num_carry])]
+        ys = out[num_carry:]
+        if merged == carry:
+            break
+        carry = merged
+    return carry + [(None, *y) for y in ys]
+
+
+sharding_rules.sharding_rules[scan_p] = _scan_sharding
 
 
 __all__ = ["scan", "scan_p"]

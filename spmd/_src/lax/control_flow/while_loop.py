@@ -21,7 +21,7 @@ from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import JaxprEqn, Var
 from spmd._src.errors import ConcretizationTypeError
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_ew
@@ -314,6 +314,25 @@ batching.primitive_batchers[while_p] = _while_batch_rule
 ad.primitive_joint_jvps[while_p] = _while_jvp
 pe.partial_eval_rules[while_p] = _while_partial_eval
 ad.primitive_transposes[while_p] = _while_transpose
+
+
+def _while_sharding(specs, avals, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    # The carry's sharding is a fixed point of the body: start from the initial values' and
+    # merge in what one more iteration gives until nothing changes.
+    consts = list(specs[cond_nconsts : cond_nconsts + body_nconsts])
+    c_avals = list(avals[cond_nconsts : cond_nconsts + body_nconsts])
+    carry = [s or (None,) * a.ndim for s, a in zip(specs[cond_nconsts + body_nconsts :], avals)]
+    carry_avals = list(avals[cond_nconsts + body_nconsts :])
+    for _ in range(4):
+        new = sharding_rules.jaxpr_specs(body_jaxpr, consts + carry, c_avals + carry_avals)
+        merged = [sharding_rules.merge_specs([c, n]) for c, n in zip(carry, new)]
+        if merged == carry:
+            break
+        carry = merged
+    return carry
+
+
+sharding_rules.sharding_rules[while_p] = _while_sharding
 
 
 __all__ = ["while_loop", "while_p"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from spmd._src import core
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax.elementwise.bitwise import bitwise_and, gt, lt
 from spmd._src.lax.elementwise.common import _bcast_like, _shape, _zeros
 from spmd._src.lax.rules import bdim_at_front, defjvp
@@ -151,6 +151,11 @@ def _select_n_transpose(ct, which, *cases):
 
 
 batching.primitive_batchers[select_n_p] = _select_n_vmap
+
+sharding_rules.sharding_rules[select_n_p] = sharding_rules.elementwise_rule
+sharding_rules.explicit_rules[select_n_p] = lambda specs, avals, **params: (
+    sharding_rules.explicit_broadcast("select_n", specs, avals)
+)
 ad.primitive_jvps[select_n_p] = _select_n_jvp
 ad.primitive_transposes[select_n_p] = _select_n_transpose
 
@@ -223,6 +228,7 @@ defjvp(
     lambda g, lo, x, hi: select_n(lt(hi, x), _zeros(x), _bcast_like(g, x)),
 )
 batching.primitive_batchers[clamp_p] = _clamp_vmap
+sharding_rules.sharding_rules[clamp_p] = sharding_rules.elementwise_rule
 
 
 __all__ = [

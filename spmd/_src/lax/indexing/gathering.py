@@ -9,7 +9,7 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.indexing.common import (
     GatherDimensionNumbers,
@@ -224,6 +224,52 @@ def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, mode, fill
 gather_p = core.Primitive("gather")
 gather_p.def_impl(_gather_impl)
 gather_p.def_abstract_eval(_gather_abstract_eval)
+
+
+def _gather_sharding(specs, avals, *, dimension_numbers, slice_sizes, **params):
+    # Window dimensions taken whole keep the operand's axes; gathered (partially sliced)
+    # dimensions lose theirs; batch positions follow the indices.
+    dn = dimension_numbers
+    op, idx = avals
+    ospec = specs[0] or (None,) * op.ndim
+    ispec = specs[1] or (None,) * idx.ndim
+    skip = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    window = [
+        ospec[d] if slice_sizes[d] == op.shape[d] else None for d in range(op.ndim) if d not in skip
+    ]
+    batch_dims = list(range(idx.ndim - 1))
+    pairs = dict(zip(dn.start_indices_batching_dims, dn.operand_batching_dims))
+    batch = [
+        sharding_rules.merge_entries([ispec[d], ospec[pairs[d]]]) if d in pairs else ispec[d]
+        for d in batch_dims
+    ]
+    out_rank = len(window) + len(batch)
+    w, b = iter(window), iter(batch)
+    out = [next(w) if p in dn.offset_dims else next(b) for p in range(out_rank)]
+    return tuple(sharding_rules.resolve_conflicts(out))
+
+
+def _gather_sharding_explicit(specs, avals, *, dimension_numbers, slice_sizes, **params):
+    op = avals[0]
+    ospec = specs[0] or (None,) * op.ndim
+    for d in range(op.ndim):
+        if d in dimension_numbers.operand_batching_dims:
+            continue
+        if ospec[d] is not None and slice_sizes[d] != op.shape[d]:
+            raise sharding_rules.ShardingTypeError(
+                "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the "
+                "gather indexing as out sharding could not be resolved unambiguously (or would "
+                "require collectives on inputs). Got operand=ShapedArray("
+                f"{sharding_rules.type_str(op, ospec, short=False)}), indices=ShapedArray("
+                f"{sharding_rules.type_str(avals[1], specs[1], short=False)})"
+            )
+    return _gather_sharding(
+        specs, avals, dimension_numbers=dimension_numbers, slice_sizes=slice_sizes
+    )
+
+
+sharding_rules.sharding_rules[gather_p] = _gather_sharding
+sharding_rules.explicit_rules[gather_p] = _gather_sharding_explicit
 
 
 def _shift(dims: Sequence[int]) -> tuple[int, ...]:

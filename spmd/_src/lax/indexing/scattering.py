@@ -11,7 +11,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
@@ -553,6 +553,8 @@ def _scatter_transpose(ct, x, idx, u, *, dimension_numbers, update_jaxpr, **para
 _SCATTERS = (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p)
 for _prim in _SCATTERS:
     batching.primitive_batchers[_prim] = functools.partial(_scatter_vmap, _prim)
+    # The result is the operand updated in place: it keeps the operand's sharding.
+    sharding_rules.sharding_rules[_prim] = sharding_rules.unary_rule
 ad.primitive_jvps[scatter_p] = _scatter_jvp
 ad.primitive_transposes[scatter_p] = _scatter_transpose
 for _prim in (scatter_add_p, scatter_sub_p):

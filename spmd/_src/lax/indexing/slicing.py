@@ -19,7 +19,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.indexing.common import (
@@ -235,6 +235,10 @@ def _dynamic_slice_transpose(ct, x, *starts, slice_sizes):
 
 
 batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_vmap
+
+# Slices at traced offsets keep the operand's sharding (each dimension as far as its shards
+# divide the slice: sharding_rules.fit).
+sharding_rules.sharding_rules[dynamic_slice_p] = sharding_rules.unary_rule
 ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
 ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
 
@@ -332,6 +336,7 @@ def _dynamic_update_slice_transpose(ct, x, u, *starts):
 
 
 batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_vmap
+sharding_rules.sharding_rules[dynamic_update_slice_p] = sharding_rules.unary_rule
 ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 ad.primitive_transposes[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 
