@@ -15,6 +15,7 @@ Array([[ 5., 14.],
 from __future__ import annotations
 
 import enum
+import functools
 import operator
 from typing import Any
 
@@ -300,37 +301,6 @@ def _dot_general_abstract_eval(
     return ShapedArray(shape, dt, _all_weak(lhs, rhs))
 
 
-def contract(
-    lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb, xla_order: bool = False
-) -> np.ndarray:
-    """The NumPy contraction behind ``dot_general``: with ``xla_order``, in the summation order
-    XLA's CPU backend uses where that order is known (``_xla_order``); else one (batched)
-    ``np.matmul`` after moving batch, free and contracting dimensions into place, so large
-    products run in BLAS."""
-    lfree = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
-    rfree = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
-    batch_shape = tuple(lhs.shape[d] for d in lb)
-    lfree_shape = tuple(lhs.shape[d] for d in lfree)
-    rfree_shape = tuple(rhs.shape[d] for d in rfree)
-    b, m, n = prod(batch_shape), prod(lfree_shape), prod(rfree_shape)
-    k = prod(lhs.shape[d] for d in lc)
-    out_shape = batch_shape + lfree_shape + rfree_shape
-    lt = np.transpose(lhs, (*lb, *lfree, *lc))
-    rt = np.transpose(rhs, (*rb, *rc, *rfree))
-    if xla_order and lhs.dtype in _XLA_FLOATS and k > 1 and b * m * n > 0:
-        out = _xla_order(lhs, rhs, lt, rt, lc, rc, lb, rb, b, m, n, k)
-        if out is not None:
-            return out.reshape(out_shape)
-    if lb:
-        out = np.matmul(lt.reshape(b, m, k), rt.reshape(b, k, n))
-    elif m == 1 or n == 1 or k == 1:
-        # Matrix-vector and outer products: np.dot keeps these on BLAS too.
-        out = np.dot(lt.reshape(m, k), rt.reshape(k, n))
-    else:
-        out = np.matmul(lt.reshape(m, k), rt.reshape(k, n))
-    return np.asarray(out).reshape(out_shape)
-
-
 # ---------------------------------------------------------------------------------------------
 # XLA's CPU summation orders
 #
@@ -551,18 +521,51 @@ def _dot_general_impl(
     lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding
 ):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
-    out_dtype = contraction_dtype("dot_general", lhs.dtype, rhs.dtype, preferred_element_type)
-    if lhs.dtype != rhs.dtype:
-        # Mixed operand types are first converted to the result type (as JAX lowers them).
-        lhs, rhs = to_result(lhs, out_dtype), to_result(rhs, out_dtype)
-    cdt = compute_dtype(lhs.dtype, out_dtype)
+    run = _plan(lhs.shape, rhs.shape, lhs.dtype, rhs.dtype, dimension_numbers,
+                preferred_element_type)  # fmt: skip
+    return run(lhs, rhs)
+
+
+@functools.lru_cache(maxsize=512)
+def _plan(lshape, rshape, ldt, rdt, dimension_numbers, preferred_element_type):
+    """The kernel of one ``dot_general`` signature, with everything that depends only on shapes
+    and dtypes decided once (a small jitted layer calls it every step)."""
+    out_dtype = contraction_dtype("dot_general", ldt, rdt, preferred_element_type)
+    # Mixed operand types are first converted to the result type (as JAX lowers them).
+    mixed = ldt != rdt
+    in_dtype = out_dtype if mixed else ldt
+    cdt = compute_dtype(in_dtype, out_dtype)
     # XLA's order is reproduced for float32/float64 contractions computed in their own type.
-    xla_order = lhs.dtype == rhs.dtype == out_dtype == cdt
+    xla_order = in_dtype == out_dtype == cdt
     (lc, rc), (lb, rb) = dimension_numbers
-    lhs, rhs = lhs.astype(cdt, copy=False), rhs.astype(cdt, copy=False)
-    with np.errstate(all="ignore"):
-        out = contract(lhs, rhs, lc, rc, lb, rb, xla_order)
-    return to_result(out, out_dtype)
+    lfree = [d for d in range(len(lshape)) if d not in lb and d not in lc]
+    rfree = [d for d in range(len(rshape)) if d not in rb and d not in rc]
+    batch_shape = tuple(lshape[d] for d in lb)
+    b, m, n = prod(batch_shape), prod(lshape[d] for d in lfree), prod(rshape[d] for d in rfree)
+    k = prod(lshape[d] for d in lc)
+    out_shape = batch_shape + tuple(lshape[d] for d in lfree) + tuple(rshape[d] for d in rfree)
+    lperm, rperm = (*lb, *lfree, *lc), (*rb, *rc, *rfree)
+    try_xla = xla_order and cdt in _XLA_FLOATS and k > 1 and b * m * n > 0
+    if lb:
+        lsh, rsh, mul = (b, m, k), (b, k, n), np.matmul
+    else:
+        # Matrix-vector and outer products: np.dot keeps these on BLAS too.
+        lsh, rsh, mul = (m, k), (k, n), np.dot if (m == 1 or n == 1 or k == 1) else np.matmul
+
+    def run(lhs, rhs):
+        if mixed:
+            lhs, rhs = to_result(lhs, out_dtype), to_result(rhs, out_dtype)
+        lhs, rhs = lhs.astype(cdt, copy=False), rhs.astype(cdt, copy=False)
+        lt, rt = np.transpose(lhs, lperm), np.transpose(rhs, rperm)
+        if try_xla:
+            with np.errstate(all="ignore"):
+                out = _xla_order(lhs, rhs, lt, rt, lc, rc, lb, rb, b, m, n, k)
+            if out is not None:
+                return to_result(out.reshape(out_shape), out_dtype)
+        out = mul(lt.reshape(lsh), rt.reshape(rsh))
+        return to_result(np.asarray(out).reshape(out_shape), out_dtype)
+
+    return run
 
 
 def _pp_dims(dims: tuple[int, ...]) -> str:
