@@ -670,7 +670,8 @@ def test_dot_negzero_products_sum_to_plus_zero():
 def test_fma_emulation_is_correctly_rounded():
     from fractions import Fraction
 
-    from spmd._src.lax.dot import _fma32, _fma64
+    from spmd._src.lax.dot import _fma64
+    from spmd._src.lax.random_bits import fma32 as _fma32
 
     rng = np.random.RandomState(7)
     # float32: 12-bit significands make the exact products short, and c cancels the rounded

@@ -25,6 +25,7 @@ from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax.elementwise.conversion import _convert_impl, convert_element_type
+from spmd._src.lax.random_bits import fma32
 from spmd._src.lax.rules import defjvp
 from spmd._src.lax.shape import transpose
 from spmd._src.util import prod
@@ -454,36 +455,10 @@ def _fma_chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     broadcast against each other)."""
     shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     acc = np.zeros(shape, a.dtype)
-    fma = _fma32 if a.dtype == np.float32 else _fma64
+    fma = fma32 if a.dtype == np.float32 else _fma64
     for i in range(a.shape[-1]):
         acc = fma(a[..., i], b[..., i], acc)
     return acc
-
-
-_F32_MIDPOINT = np.uint64(1 << 28)
-_F32_LOW_BITS = np.uint64((1 << 29) - 1)
-
-
-def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Correctly rounded float32 ``a * b + c``: the product is exact in float64 and the sum is
-    rounded once to float64 then to float32. That double rounding differs from one rounding
-    only when the float64 sum is inexact and falls on a float32 midpoint; those (rare)
-    elements are recomputed with the sum rounded to odd, which makes the second rounding
-    exact."""
-    p = np.multiply(a, b, dtype=np.float64)
-    s = np.add(p, c, dtype=np.float64)
-    out = s.astype(np.float32)
-    tie = (s.view(np.uint64) & _F32_LOW_BITS) == _F32_MIDPOINT
-    if tie.any():
-        idx = np.nonzero(tie)
-        ps, ss = p[idx], s[idx]
-        cs = np.broadcast_to(c, s.shape)[idx].astype(np.float64)
-        bb = ss - ps
-        err = (ps - (ss - bb)) + (cs - bb)
-        ss = np.where(err > 0, np.nextafter(ss, np.inf), ss)
-        ss = np.where(err < 0, np.nextafter(ss, -np.inf), ss)
-        out[idx] = ss.astype(np.float32)
-    return out
 
 
 _SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
