@@ -386,6 +386,32 @@ def add_common_options(parser: argparse.ArgumentParser, rounds: int, repeat: int
     parser.add_argument("--worker", choices=["jax", "spmd", "numpy"], help=argparse.SUPPRESS)
 
 
+def compare(file, args, groups, measure, report, build, cases) -> None:
+    """Rounds alternating JAX (in a process of its own, run from ``file``), spmd and NumPy over
+    the chosen case ``groups``; then the report, and with ``--profile`` spmd's profiles."""
+    python, how = find_jax_python(args.jax_python)
+    if python is None:
+        print("JAX not found: skipped")
+    worker_args = ["--repeat", str(args.repeat), "--min-time", str(args.min_time)]
+    worker_args += ["--clock", args.clock, "--group", args.group]
+    rounds: dict[str, list] = {"jax": [], "spmd": [], "numpy": []}
+    for _ in range(args.rounds):
+        # JAX first and in its own process: its thread pool is gone when spmd is timed.
+        if python is not None:
+            rounds["jax"].append(run_worker(file, python, worker_args))
+        rounds["spmd"].append(measure("spmd", groups, args.repeat, args.min_time, args.clock))
+        rounds["numpy"].append(measure("numpy", groups, args.repeat, args.min_time, args.clock))
+    results = {lib: merge_rounds(r) if r else None for lib, r in rounds.items()}
+    results["samples"] = args.rounds * args.repeat
+    report(results, jax_note(python, how, results), groups)
+    if args.profile:
+        fns, _ = build("spmd", groups)
+        for g, case in cases:
+            if g in groups:
+                profile_calls(case, fns[case])
+    sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_common_options(parser, rounds=3, repeat=5)
@@ -400,27 +426,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(res))
         return
 
-    python, how = find_jax_python(args.jax_python)
-    if python is None:
-        print("JAX not found: skipped")
-    worker_args = ["--repeat", str(args.repeat), "--min-time", str(args.min_time)]
-    worker_args += ["--clock", args.clock, "--group", args.group]
-    rounds: dict[str, list] = {"jax": [], "spmd": [], "numpy": []}
-    for _ in range(args.rounds):
-        # JAX first and in its own process: its thread pool is gone when spmd is timed.
-        if python is not None:
-            rounds["jax"].append(run_worker(__file__, python, worker_args))
-        rounds["spmd"].append(measure("spmd", groups, args.repeat, args.min_time, args.clock))
-        rounds["numpy"].append(measure("numpy", groups, args.repeat, args.min_time, args.clock))
-    results = {lib: merge_rounds(r) if r else None for lib, r in rounds.items()}
-    results["samples"] = args.rounds * args.repeat
-    report(results, jax_note(python, how, results), groups)
-    if args.profile:
-        fns, _ = build("spmd", groups)
-        for g, case in CASES:
-            if g in groups:
-                profile_calls(case, fns[case])
-    sys.stdout.flush()
+    compare(__file__, args, groups, measure, report, build, CASES)
 
 
 if __name__ == "__main__":

@@ -32,20 +32,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from _common import find_jax_python
 from bench_pmap import (
     add_common_options,
     check_sums,
     checksum,
+    compare,
     fmt_ratio,
     fmt_time,
-    jax_note,
-    merge_rounds,
-    profile_calls,
     ready,
-    run_worker,
     summarize,
     time_call,
 )
@@ -302,27 +297,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(res))
         return
 
-    python, how = find_jax_python(args.jax_python)
-    if python is None:
-        print("JAX not found: skipped")
-    worker_args = ["--repeat", str(args.repeat), "--min-time", str(args.min_time)]
-    worker_args += ["--clock", args.clock, "--group", args.group]
-    rounds: dict[str, list] = {"jax": [], "spmd": [], "numpy": []}
-    for _ in range(args.rounds):
-        # JAX first and in its own process: its thread pool is gone when spmd is timed.
-        if python is not None:
-            rounds["jax"].append(run_worker(__file__, python, worker_args))
-        rounds["spmd"].append(measure("spmd", groups, args.repeat, args.min_time, args.clock))
-        rounds["numpy"].append(measure("numpy", groups, args.repeat, args.min_time, args.clock))
-    results = {lib: merge_rounds(r) if r else None for lib, r in rounds.items()}
-    results["samples"] = args.rounds * args.repeat
-    report(results, jax_note(python, how, results), groups)
-    if args.profile:
-        fns, _ = build("spmd", groups)
-        for g, case in CASES:
-            if g in groups:
-                profile_calls(case, fns[case])
-    sys.stdout.flush()
+    compare(__file__, args, groups, measure, report, build, CASES)
 
 
 if __name__ == "__main__":
