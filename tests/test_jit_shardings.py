@@ -375,3 +375,16 @@ def test_unconstrained_dimensions_never_leak_into_result_specs():
 def test_spmd_uneven_option_is_validated():
     with pytest.raises(ValueError, match="spmd_uneven"):
         spmd.config.update("spmd_uneven", "replicate")
+
+
+def test_jit_retraces_under_a_different_context_mesh():
+    # Bare PartitionSpecs in the body resolve against the context mesh when traced: a program
+    # traced under one mesh must not be reused under another (fast and slow call paths).
+    f = spmd.jit(lambda x: lax.with_sharding_constraint(x * 2, P("x")))
+    m1, m2 = spmd.make_mesh((8,), ("x",)), spmd.make_mesh((2, 4), ("x", "y"))
+    x = np.arange(8.0, dtype=np.float32)
+    for call in (lambda: f(x), lambda: f(x=x)):
+        with spmd.sharding.use_mesh(m1):
+            assert call().sharding.mesh == m1
+        with spmd.sharding.use_mesh(m2):
+            assert call().sharding.mesh == m2

@@ -300,3 +300,37 @@ def test_partition_always_leaves_unsharded_calls_alone(always):
 def test_partition_option_rejects_unknown_values():
     with pytest.raises(ValueError, match="spmd_partition"):
         spmd.config.update("spmd_partition", "sometimes")
+
+
+def test_broadcast_operands_keep_size_one_dims_whole():
+    # x @ w + b: the bias is broadcast as f32[1,8] against f32[8,8]; its size-1 dim is not split.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    rng = np.random.default_rng(0)
+    put = lambda v, s: spmd.device_put(v.astype(np.float32), NamedSharding(mesh, s))  # noqa: E731
+    x = put(rng.integers(-3, 4, (8, 16)), P("x", None))
+    w = put(rng.integers(-3, 4, (16, 8)), P(None, "y"))
+    b = put(rng.integers(-3, 4, (8,)), P("y"))
+    f = spmd.jit(lambda x, w, b: spmd.nn.relu(x @ w + b) - jnp.arange(8.0))
+    text = f.lower(x, w, b).as_text()
+    assert "not partitioned" not in text.splitlines()[0]
+    want = np.maximum(np.asarray(x) @ np.asarray(w) + np.asarray(b), 0) - np.arange(8.0)
+    spmd.config.update("spmd_partition", "always")
+    try:
+        got = f(x, w, b)
+    finally:
+        spmd.config.update("spmd_partition", "auto")
+    assert np.asarray(got).tobytes() == want.astype(np.float32).tobytes()
+
+
+def test_debug_callback_runs_once_when_partitioning_is_asked(always):
+    # A side effect of the global program is not partitioned into one per device.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    a = spmd.device_put(np.ones((8, 8), np.float32), NamedSharding(mesh, P("x", "y")))
+    calls = []
+
+    def f(v):
+        spmd.debug.callback(lambda s: calls.append(float(s)), v.sum())
+        return v * 2
+
+    spmd.jit(f)(a)
+    assert calls == [64.0]

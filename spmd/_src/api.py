@@ -316,7 +316,9 @@ class JitWrapped:
                 _abstractify(x, p, f"jit({self.__name__})")
         # The axis environment is part of the key: a body that uses a named axis (inside pmap,
         # shard_map, vmap(axis_name=)) traces differently for different axis sizes.
-        key = (treedef, sig, static_key, config.trace_context(), core.trace_ctx.axis_env)
+        # So is the context mesh: bare PartitionSpecs in the body resolve against it.
+        key = (treedef, sig, static_key, config.trace_context(), core.trace_ctx.axis_env,
+               get_mesh())  # fmt: skip
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, leaves, treedef)
@@ -375,7 +377,7 @@ class JitWrapped:
                 sig.append(t)
             else:
                 return None
-        return (tuple(sig), config.trace_context(), core.trace_ctx.axis_env)
+        return (tuple(sig), config.trace_context(), core.trace_ctx.axis_env, get_mesh())
 
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:

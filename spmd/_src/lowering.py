@@ -292,7 +292,16 @@ def partitioned_for(entry, in_s, out_s, name: str = "f") -> Partitioned | None:
     per = _cache.setdefault(entry.jaxpr, {})
     got = per.get(key)
     if got is None:
-        got = per[key] = partition(entry.jaxpr, mesh, in_specs, out_specs, name)
+        if len(per) >= 64:
+            per.clear()
+        try:
+            got = partition(entry.jaxpr, mesh, in_specs, out_specs, name)
+        except NotPartitionable as e:
+            # Remembered, so a program that cannot be partitioned is not traced again per call.
+            got = e
+        per[key] = got
+    if isinstance(got, NotPartitionable):
+        raise got
     return got
 
 

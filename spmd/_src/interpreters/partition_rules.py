@@ -16,7 +16,6 @@ import math
 from typing import Any
 
 from spmd._src import core
-from spmd._src.interpreters import sharding_rules as sr
 from spmd._src.interpreters.partitioner import NotPartitionable, State, from_spec, partition_rules
 from spmd._src.sharding import NamedSharding
 
@@ -55,34 +54,27 @@ def default(p, ctx, vals, sts, params):
     return outs, [State(_rep(v.aval.ndim)) for v in ctx.eqn.outvars]
 
 
-def _as_rule_spec(st: State) -> tuple:
-    return tuple(None if not e else e[0] if len(e) == 1 else e for e in st.spec)
-
-
 def elementwise(p, ctx, vals, sts, params):
-    """Operands are resharded to the result's spec (the propagation rule's choice)."""
+    """Operands are resharded to the result's spec (the propagation rule's choice); an operand
+    of lower rank lines up with the result's trailing dimensions, and a dimension of size 1
+    (broadcast against the result's) stays whole."""
     avals = [a.aval for a in ctx.eqn.invars]
-    if ctx.eqn.primitive in sr.sharding_rules:
-        target = p.propagate(ctx, sts)[0]
-    else:
-        # select_n, clamp: broadcasting elementwise (first operand that shards a dim wins).
-        out = sr._dedupe(sr.elementwise_rule([_as_rule_spec(s) for s in sts], avals))
-        target = from_spec(out, ctx.eqn.outvars[0].aval.ndim)
+    target = p.propagate(ctx, sts)[0]
+    out_shape = ctx.eqn.outvars[0].aval.shape
     why = f"{ctx.prim} is elementwise: operands take the result's sharding"
     new = []
     for k, (v, s, a) in enumerate(zip(vals, sts, avals)):
-        t = target if a.ndim == len(target) else _rep(a.ndim)
+        off = len(target) - a.ndim
+        t = tuple(
+            target[off + d] if a.shape[d] == out_shape[off + d] else () for d in range(a.ndim)
+        )
         new.append(p.reshard(v, s, t, ctx, f"operand {k}", why) if s.spec != t or s.partial else v)
     outs = _bind(ctx, new, params)
     return outs, [State(target) for _ in outs]
 
 
-def _select(p, ctx, vals, sts, params):
-    return elementwise(p, ctx, vals, sts, params)
-
-
-partition_rules["select_n"] = _select
-partition_rules["clamp"] = _select
+partition_rules["select_n"] = elementwise
+partition_rules["clamp"] = elementwise
 
 
 def _reduction(kind: str | None):

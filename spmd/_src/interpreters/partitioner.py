@@ -281,6 +281,13 @@ class Partitioner:
             if inner is not None:
                 consts_i = _call_consts(eqn)
                 outs, out_sts = self.run(inner, consts_i, vals, sts, path=f"{path}{i}/")
+            elif batching.runs_per_device(eqn.primitive, eqn.params):
+                # A debug callback in the global program happens once; in an SPMD body it would
+                # happen on every device.
+                raise NotPartitionable(
+                    f"eqn {ctx.path} ({eqn.primitive.name}) has a side effect that happens once "
+                    "in the global program"
+                )
             else:
                 rule = partition_rules.get(eqn.primitive.name) or _rule_for(eqn.primitive)
                 outs, out_sts = rule(self, ctx, vals, sts, dict(eqn.params))
