@@ -318,7 +318,12 @@ def _sharding_constraint(p, ctx, vals, sts, params):
     (x,), (st,) = vals, sts
     s: Any = params["sharding"]
     ndim = len(st.spec)
-    if isinstance(s, NamedSharding) and dict(s.mesh.shape) == p.sizes:
+    if isinstance(s, NamedSharding):
+        if s.mesh != p.mesh:
+            raise NotPartitionable(
+                f"eqn {ctx.path} (sharding_constraint) asks for mesh {s.mesh}, not the program's "
+                f"{p.mesh}"
+            )
         target = from_spec(s.spec, ndim)
     else:
         target = st.spec

@@ -503,8 +503,9 @@ def _dot_general_impl(
 
 @functools.lru_cache(maxsize=512)
 def _plan(lshape, rshape, ldt, rdt, dimension_numbers, preferred_element_type):
-    """The kernel of one ``dot_general`` signature, with everything that depends only on shapes
-    and dtypes decided once (a small jitted layer calls it every step)."""
+    """The kernel of one ``dot_general`` signature, with the dtypes, permutations, reshapes and
+    BLAS branch decided once: a small jitted layer calls it every step. (``_xla_order`` still
+    works out its own regime per call.)"""
     out_dtype = contraction_dtype("dot_general", ldt, rdt, preferred_element_type)
     # Mixed operand types are first converted to the result type (as JAX lowers them).
     mixed = ldt != rdt
