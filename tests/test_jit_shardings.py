@@ -388,3 +388,35 @@ def test_jit_retraces_under_a_different_context_mesh():
             assert call().sharding.mesh == m1
         with spmd.sharding.use_mesh(m2):
             assert call().sharding.mesh == m2
+
+
+_OUT_SHARDING_FNS = {
+    "zeros": lambda s: jnp.zeros((8, 4), out_sharding=s),
+    "ones_like": lambda s: jnp.ones_like(np.ones((8, 4), np.float32), out_sharding=s),
+    "full": lambda s: jnp.full((8, 4), 2.0, out_sharding=s),
+    "arange": lambda s: jnp.arange(8.0, out_sharding=s),
+    "asarray": lambda s: jnp.asarray(np.ones((8, 4), np.float32), out_sharding=s),
+    "dot": lambda s: jnp.dot(np.ones((8, 3), np.float32), np.ones((3, 4)), out_sharding=s),
+    "matmul": lambda s: spmd.jit(lambda a: jnp.matmul(a, a.T, out_sharding=s))(np.ones((8, 8))),
+    "einsum": lambda s: jnp.einsum("ij,jk->ik", np.ones((8, 3)), np.ones((3, 4)), out_sharding=s),
+    "reshape": lambda s: jnp.reshape(np.ones((4, 8)), (8, 4), out_sharding=s),
+    "ravel": lambda s: jnp.ravel(np.ones((4, 2)), out_sharding=s),
+    "broadcast_to": lambda s: jnp.broadcast_to(np.ones(4), (8, 4), out_sharding=s),
+    "repeat": lambda s: jnp.repeat(np.ones(4), 2, out_sharding=s),
+    "bincount": lambda s: jnp.bincount(np.arange(8), length=8, out_sharding=s),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_SHARDING_FNS))
+def test_out_sharding_of_jnp_functions_is_applied(name):
+    # spmd's default mesh (JAX 0.10 would make its axes Explicit): the result is placed.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    out = _OUT_SHARDING_FNS[name](NamedSharding(mesh, P("x")))
+    assert out.sharding == NamedSharding(mesh, P("x"))
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_SHARDING_FNS))
+def test_out_sharding_on_auto_axes_raises_as_in_jax(name):
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    with pytest.raises(ValueError, match=rf"jnp\.{name}: .*cannot name mesh axes of type Auto"):
+        _OUT_SHARDING_FNS[name](NamedSharding(mesh, P("x")))

@@ -129,11 +129,11 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     return tu.tree_unflatten(treedef, outs)
 
 
-def _reshard_sharding(s: Any, ndim: int) -> Sharding:
+def _reshard_sharding(s: Any, ndim: int, name: str = "reshard") -> Sharding:
     if isinstance(s, PartitionSpec):
-        s = resolve_spec(s, "reshard")
+        s = resolve_spec(s, name)
     if not isinstance(s, Sharding):
-        raise TypeError(f"reshard: expected a Sharding or a PartitionSpec, got {type(s).__name__}")
+        raise TypeError(f"{name}: expected a Sharding or a PartitionSpec, got {type(s).__name__}")
     if isinstance(s, NamedSharding) and not getattr(s.mesh, "_types_defaulted", False):
         # JAX: reshard changes shardings in types, so every axis it names must be Explicit.
         # Meshes whose Auto types are spmd's default (JAX 0.10 would have made them Explicit)
@@ -143,7 +143,7 @@ def _reshard_sharding(s: Any, ndim: int) -> Sharding:
             for a in spec_axes(e):
                 if types[a] != AxisType.Explicit:
                     raise ValueError(
-                        "reshard: the PartitionSpec passed to reshard cannot name mesh axes of "
+                        f"{name}: the PartitionSpec passed to {name} cannot name mesh axes of "
                         f"type Auto or Manual. Got {s.spec}, whose axis {a!r} is of type "
                         f"{types[a]} in {s.mesh}. Use with_sharding_constraint on Auto axes."
                     )
@@ -155,17 +155,24 @@ def reshard(x: Any, shardings: Any) -> Any:
     in types). Non-dividing dimensions raise, as in JAX."""
     leaves, treedef = tu.tree_flatten(x)
     targets = prefix_targets(shardings, x, "reshard shardings")
-    outs = []
-    for leaf, t in zip(leaves, targets):
-        s = _reshard_sharding(t, _aval_of(leaf).ndim)
-        if isinstance(s, NamedSharding):
-            shape = tuple(_aval_of(leaf).shape)
-            check_rank(s, len(shape))
-            bad = uneven_dims(s, shape)
-            if bad and config.spmd_uneven != "pad":
-                raise IndivisibleError(f"reshard: {uneven_message(s, shape, bad)}")
-        outs.append(sharding_constraint(leaf, s))
+    outs = [apply_out_sharding(leaf, t, "reshard") for leaf, t in zip(leaves, targets)]
     return tu.tree_unflatten(treedef, outs)
+
+
+def apply_out_sharding(x: Any, sharding: Any, name: str) -> Any:
+    """``x`` moved to ``sharding`` (a Sharding, or a PartitionSpec of the context mesh), as
+    ``reshard`` and the ``out_sharding=`` of jnp functions do: the axes it names must be
+    Explicit (or Auto by spmd's default), and the dimensions they split must divide."""
+    if sharding is None:
+        return x
+    s = _reshard_sharding(sharding, _aval_of(x).ndim, name)
+    if isinstance(s, NamedSharding):
+        shape = tuple(_aval_of(x).shape)
+        check_rank(s, len(shape))
+        bad = uneven_dims(s, shape)
+        if bad and config.spmd_uneven != "pad":
+            raise IndivisibleError(f"{name}: {uneven_message(s, shape, bad)}")
+    return sharding_constraint(x, s)
 
 
 def sharding_constraint(x: Any, sharding: Sharding) -> Any:
@@ -219,4 +226,4 @@ ad.primitive_transposes[sharding_constraint_p] = lambda ct, x, **params: [
 sharding_rules.sharding_rules[sharding_constraint_p] = _sharding_rule
 sharding_rules.sets_sharding.add(sharding_constraint_p)
 
-__all__ = ["reshard", "with_sharding_constraint"]
+__all__ = ["apply_out_sharding", "reshard", "with_sharding_constraint"]

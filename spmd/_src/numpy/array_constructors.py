@@ -17,7 +17,14 @@ from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
-from spmd._src.numpy.util import _dtype_arg, _ndim_of, _value_dtype, check_arraylike, convert
+from spmd._src.numpy.util import (
+    _dtype_arg,
+    _ndim_of,
+    _value_dtype,
+    check_arraylike,
+    convert,
+    with_out_sharding,
+)
 
 # ---------------------------------------------------------------------------------------------
 # array / asarray
@@ -69,6 +76,7 @@ def _stack_nested(obj: Any, dt: np.dtype) -> Any:
     return convert(obj, dt, weak_type=False)
 
 
+@with_out_sharding("jnp.array")
 def array(
     object: Any,
     dtype: Any = None,
@@ -130,6 +138,7 @@ def array(
     return out
 
 
+@with_out_sharding("jnp.asarray")
 def asarray(
     a: Any,
     dtype: Any = None,

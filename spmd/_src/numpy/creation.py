@@ -42,12 +42,14 @@ from spmd._src.numpy.util import (
     _shape_of,
     check_arraylike,
     convert,
+    with_out_sharding,
 )
 
 # ---------------------------------------------------------------------------------------------
 # Filled arrays
 
 
+@with_out_sharding("jnp.zeros")
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
     """An array of zeros (float32 unless ``dtype`` is given).
 
@@ -61,6 +63,7 @@ def zeros(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: An
     return _full(shp, 0, dt)
 
 
+@with_out_sharding("jnp.ones")
 def ones(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
     """An array of ones (float32 unless ``dtype`` is given)."""
     shp = _canonical_shape(shape, "ones")
@@ -69,11 +72,13 @@ def ones(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any
     return _full(shp, 1, dt)
 
 
+@with_out_sharding("jnp.empty")
 def empty(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
     """As ``zeros`` (arrays are immutable, so there is nothing to leave uninitialized)."""
     return zeros(shape, dtype)
 
 
+@with_out_sharding("jnp.full")
 def full(
     shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -104,6 +109,7 @@ def _like_dtype_and_shape(a: Any, dtype: Any, shape: Any, fn: str):
     return dt, weak, shp
 
 
+@with_out_sharding("jnp.zeros_like")
 def zeros_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -112,6 +118,7 @@ def zeros_like(
     return _full(shp, 0, dt, weak)
 
 
+@with_out_sharding("jnp.ones_like")
 def ones_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -120,6 +127,7 @@ def ones_like(
     return _full(shp, 1, dt, weak)
 
 
+@with_out_sharding("jnp.empty_like")
 def empty_like(
     prototype: Any,
     dtype: Any = None,
@@ -133,6 +141,7 @@ def empty_like(
     return _full(shp, 0, dt, weak)
 
 
+@with_out_sharding("jnp.full_like")
 def full_like(
     a: Any,
     fill_value: Any,
@@ -178,6 +187,7 @@ def _arange_scalar(x: Any, name: str) -> Any:
     return x
 
 
+@with_out_sharding("jnp.arange")
 def arange(
     start: Any,
     stop: Any = None,

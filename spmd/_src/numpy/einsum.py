@@ -20,6 +20,7 @@ from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import util
 from spmd._src.numpy.products import _dot_general, _finish, _result_type
+from spmd._src.numpy.util import with_out_sharding
 from spmd._src.util import prod
 
 # ---------------------------------------------------------------------------------------------
@@ -127,6 +128,7 @@ def _parse_einsum(spec: str, shapes: Sequence[tuple[int, ...]]):
     return labels, out, sizes
 
 
+@with_out_sharding("jnp.einsum")
 def einsum(
     subscripts,
     /,

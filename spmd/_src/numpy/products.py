@@ -22,6 +22,7 @@ from spmd._src.lax import dot as lax_dot
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import util
+from spmd._src.numpy.util import with_out_sharding
 from spmd._src.util import canonicalize_axis, prod
 
 # ---------------------------------------------------------------------------------------------
@@ -66,6 +67,7 @@ def _dot_general(a, b, contract, batch, precision, preferred):
 # dot, vdot, matmul, vecdot
 
 
+@with_out_sharding("jnp.dot")
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: a product over the last axis of ``a`` and the second-to-last of ``b``
     (the last, for 1-D ``b``); a scalar operand multiplies elementwise.
@@ -182,6 +184,7 @@ def _broadcast_contract(fn, a, b, a_mat, b_mat, precision, dt, weak):
     return _finish(out, dt, weak)
 
 
+@with_out_sharding("jnp.matmul")
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Matrix product with NumPy's broadcasting of leading axes (the ``@`` operator).
 
@@ -289,6 +292,7 @@ def _axes_list(ax: Any, ndim: int) -> list[int]:
     return [canonicalize_axis(operator.index(ax), ndim, fn="tensordot")]
 
 
+@with_out_sharding("jnp.tensordot")
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Sum of products over the given axes: the last ``axes`` of ``a`` with the first ``axes``
     of ``b`` (an int), or the axes listed in the pair ``(a_axes, b_axes)``.

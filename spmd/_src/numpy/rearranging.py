@@ -34,6 +34,7 @@ from spmd._src.numpy.util import (
     _scalar,
     check_arraylike,
     convert,
+    with_out_sharding,
 )
 from spmd._src.util import prod
 
@@ -106,6 +107,7 @@ def _take_along(a: Any, idx: Any, axis: int) -> Any:
     return take(a, idx, axis=axis)
 
 
+@with_out_sharding("jnp.repeat")
 def repeat(
     a: Any,
     repeats: Any,

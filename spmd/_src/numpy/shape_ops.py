@@ -33,6 +33,7 @@ from spmd._src.numpy.util import (
     check_arraylike,
     convert,
     promote_dtypes,
+    with_out_sharding,
 )
 from spmd._src.util import prod
 
@@ -64,6 +65,7 @@ def _reshape_sizes(a_shape: tuple[int, ...], newshape: Any, fn: str) -> tuple[in
     return dims
 
 
+@with_out_sharding("jnp.reshape")
 def reshape(
     a: Any, shape: Any = None, order: str = "C", *, copy: bool | None = None, out_sharding=None
 ) -> Any:
@@ -102,7 +104,8 @@ def _method_reshape(self: Any, *args: Any, order: str = "C") -> Any:
     return reshape(self, newshape, order=order)
 
 
-def ravel(a: Any, order: str = "C") -> Any:
+@with_out_sharding("jnp.ravel")
+def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
     """``a`` flattened to one dimension."""
     check_arraylike("ravel", a)
     a = asarray(a)
@@ -243,7 +246,8 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in out)
 
 
-def broadcast_to(array: Any, shape: Any) -> Any:
+@with_out_sharding("jnp.broadcast_to")
+def broadcast_to(array: Any, shape: Any, *, out_sharding: Any = None) -> Any:
     """``array`` broadcast to ``shape`` (NumPy's rules).
 
     >>> jnp.broadcast_to(jnp.arange(3), (2, 3))

@@ -34,6 +34,7 @@ from spmd._src.numpy.util import (
     promote_dtypes,
     promote_dtypes_inexact,
     to_array,
+    with_out_sharding,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -497,7 +498,8 @@ def unique_all(x, /, *, size: int | None = None, fill_value=None):
 # bincount, histogram
 
 
-def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
+@with_out_sharding("jnp.bincount")
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, out_sharding=None):
     """Counts (or summed ``weights``) of each non-negative integer value of the 1-D ``x``;
     negative values count as 0 and values past ``length`` are dropped.
 

@@ -9,6 +9,7 @@ axis and dtype-argument helpers of the array functions.
 
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 from collections.abc import Sequence
@@ -23,7 +24,22 @@ from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.sharding import apply_out_sharding
 from spmd._src.util import canonicalize_axis
+
+
+def with_out_sharding(name: str):
+    """Decorate a jnp function taking ``out_sharding=``: its result is moved to that sharding
+    (never silently ignored; axes JAX refuses there are refused with JAX's ValueError)."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapped(*args, out_sharding=None, **kwargs):
+            return apply_out_sharding(fn(*args, **kwargs), out_sharding, name)
+
+        return wrapped
+
+    return deco
 
 
 def is_arraylike(x: Any) -> bool:
