@@ -9,4 +9,6 @@ from spmd._src.errors import (  # noqa: F401
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
+from spmd._src.interpreters.sharding_rules import ShardingTypeError  # noqa: F401,E402
 from spmd._src.numpy.indexing import NonConcreteBooleanIndexError  # noqa: F401,E402
+from spmd._src.sharding import UnevenShardingWarning  # noqa: F401,E402

@@ -1,6 +1,7 @@
 """spmd.sharding: meshes and shardings (``from spmd.sharding import Mesh, NamedSharding,
 PartitionSpec as P``). Re-exports only."""
 
+from spmd._src.lax.sharding import reshard  # noqa: F401
 from spmd._src.mesh import (  # noqa: F401
     AbstractMesh,
     AxisType,
@@ -10,11 +11,12 @@ from spmd._src.mesh import (  # noqa: F401
     set_mesh,
     use_mesh,
 )
-from spmd._src.sharding import (  # noqa: F401  # noqa: F401
+from spmd._src.sharding import (  # noqa: F401
     DuplicateSpecError,
     IndivisibleError,
     NamedSharding,
     PartitionSpec,
     Sharding,
     SingleDeviceSharding,
+    UnevenShardingWarning,
 )

@@ -420,3 +420,16 @@ def test_out_sharding_on_auto_axes_raises_as_in_jax(name):
     mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
     with pytest.raises(ValueError, match=rf"jnp\.{name}: .*cannot name mesh axes of type Auto"):
         _OUT_SHARDING_FNS[name](NamedSharding(mesh, P("x")))
+
+
+def test_public_names():
+    import spmd.errors
+
+    assert spmd.sharding.reshard is spmd.reshard
+    with pytest.warns(spmd.sharding.UnevenShardingWarning):
+        mesh = spmd.make_mesh((8,), ("x",))
+        spmd.jit(lambda v: lax.with_sharding_constraint(v, NamedSharding(mesh, P("x"))))(
+            np.ones(6, np.float32)
+        )
+    assert spmd.errors.UnevenShardingWarning is spmd.sharding.UnevenShardingWarning
+    assert issubclass(spmd.errors.ShardingTypeError, Exception)
