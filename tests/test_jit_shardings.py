@@ -433,3 +433,17 @@ def test_public_names():
         )
     assert spmd.errors.UnevenShardingWarning is spmd.sharding.UnevenShardingWarning
     assert issubclass(spmd.errors.ShardingTypeError, Exception)
+
+
+def test_eager_sharding_error_comes_before_the_kernel_runs(monkeypatch):
+    from spmd._src.lax.dot import dot_general_p
+
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    a = spmd.device_put(np.ones((8, 16), np.float32), NamedSharding(mesh, P(None, "y")))
+    b = spmd.device_put(np.ones((16, 4), np.float32), NamedSharding(mesh, P("y", None)))
+    ran = []
+    impl = dot_general_p.impl
+    monkeypatch.setattr(dot_general_p, "impl", lambda *a, **k: ran.append(1) or impl(*a, **k))
+    with pytest.raises(spmd.errors.ShardingTypeError, match="Contracting dimensions are sharded"):
+        a @ b
+    assert ran == []

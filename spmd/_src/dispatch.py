@@ -115,27 +115,25 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
             sig.append((a.shape, a.dtype, a.weak_type))
         vals.append(v)
     out_aval = _eager_out_aval(prim, tuple(sig), params)
+    # Result shardings are decided before the kernel runs: a sharding error (an ambiguous
+    # contraction on an Explicit mesh) comes before any work.
+    out_s = None
+    if sharded or prim in sharding_rules.sets_sharding:
+        shardings = [x._sharding if type(x) is Array else None for x in args]
+        avals = [ShapedArray(*s) for s in sig]
+        out_s = sharding_rules.propagate(prim, shardings, avals, params)
     out = run_quietly(prim.impl, *vals, **params)
     if prim.multiple_results:
         outs = [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
     else:
         outs = _as_result(out, out_aval)
-    if sharded or prim in sharding_rules.sets_sharding:
-        _attach_shardings(prim, args, sig, params, outs)
+    if out_s is not None:
+        # In one process the data is the global buffer: the result is computed as if unsharded
+        # and carries the sharding the propagation rule gives (as JAX's result would have).
+        for o, s in zip(outs, out_s) if prim.multiple_results else [(outs, out_s)]:
+            o._sharding = s
+            o._committed = True
     return outs
-
-
-def _attach_shardings(prim, args, sig, params, outs) -> None:
-    # In one process the data is the global buffer: the result is computed as if unsharded
-    # and carries the sharding the propagation rule gives (as JAX's result would have).
-    shardings = [x._sharding if type(x) is Array else None for x in args]
-    avals = [ShapedArray(*s) for s in sig]
-    out_s = sharding_rules.propagate(prim, shardings, avals, params)
-    if out_s is None:
-        return
-    for o, s in zip(outs, out_s) if prim.multiple_results else [(outs, out_s)]:
-        o._sharding = s
-        o._committed = True
 
 
 core.set_eager_apply(apply_primitive)
