@@ -447,3 +447,15 @@ def test_eager_sharding_error_comes_before_the_kernel_runs(monkeypatch):
     with pytest.raises(spmd.errors.ShardingTypeError, match="Contracting dimensions are sharded"):
         a @ b
     assert ran == []
+
+
+def test_explicit_sharding_errors_come_when_tracing():
+    # As in JAX, where the shardings are in the types: make_jaxpr and jit(...).trace raise.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    a = spmd.device_put(np.ones((8, 16), np.float32), NamedSharding(mesh, P(None, "y")))
+    b = spmd.device_put(np.ones((16, 4), np.float32), NamedSharding(mesh, P("y", None)))
+    f = lambda x, y: x @ y  # noqa: E731
+    with pytest.raises(spmd.errors.ShardingTypeError, match="Contracting dimensions"):
+        spmd.make_jaxpr(f)(a, b)
+    with pytest.raises(spmd.errors.ShardingTypeError, match="Contracting dimensions"):
+        spmd.jit(f).trace(a, b)

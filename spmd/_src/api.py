@@ -25,7 +25,7 @@ from spmd._src.interpreters import sharding_rules
 from spmd._src.lax.sharding import prefix_targets
 from spmd._src.lowering import Compiled as Compiled  # the stages live in lowering
 from spmd._src.lowering import Lowered, Traced, run_partitioned
-from spmd._src.mesh import get_mesh
+from spmd._src.mesh import AxisType, get_mesh
 from spmd._src.sharding import (
     IndivisibleError,
     NamedSharding,
@@ -356,6 +356,7 @@ class JitWrapped:
 
         debug = pe.DebugInfo("jit", self.__name__, paths)
         closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug)
+        _check_explicit(closed, leaves)
         return _CacheEntry(closed, out_tree_box[0], treedef)
 
     # -- calling ---------------------------------------------------------------------------
@@ -624,6 +625,16 @@ class JitWrapped:
         return f"<jitted function {self.__name__}>"
 
 
+def _check_explicit(closed: ClosedJaxpr, leaves) -> None:
+    """On Explicit mesh axes shardings are part of the types, so JAX raises a sharding error
+    (an ambiguous contraction...) when tracing; run the propagation now to do the same."""
+    shardings = [x._sharding if type(x) is Array else None for x in leaves]
+    if any(
+        isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types for s in shardings
+    ):
+        sharding_rules.propagate_jaxpr(closed.jaxpr, shardings)
+
+
 def _unhashable(v) -> bool:
     try:
         hash(v)
@@ -752,6 +763,7 @@ def make_jaxpr(
             )
         finally:
             core.trace_ctx.axis_env = prev
+        _check_explicit(closed, leaves)
         if return_shape:
             out_tree, _ = out_tree_box[0]
             shapes = [
