@@ -188,3 +188,27 @@ def test_constraints_propagate_backward_as_in_jax(spec, prog, want):
     assert [tuple(o.sharding.spec) for o in outs] == want
     for o, r in zip(outs, f(jnp.arange(128.0).reshape(8, 16))):
         np.testing.assert_array_equal(np.asarray(o), np.asarray(r))
+
+
+# Unplaced (NumPy) arguments: JAX lets the compiler choose their sharding, so a constraint pulls
+# it back onto the argument and on to its other uses (values from JAX 0.10, (2, 4) Auto mesh).
+UNPLACED_CASES = [
+    ("f1", [("x", "y"), ("x", "y"), ("x", "y")]),
+    ("f2", [("y",), ("y",)]),
+    ("f3", [(None, "y"), (None, "y")]),
+]
+
+
+@pytest.mark.parametrize("prog,want", UNPLACED_CASES, ids=lambda v: str(v))
+def test_constraints_propagate_back_onto_unplaced_arguments(prog, want):
+    mesh = _mesh("2x4", "auto")
+    x = np.arange(128.0, dtype=np.float32).reshape(8, 16)
+    outs = spmd.jit(_constrained_programs(mesh)[prog])(x)
+    assert [tuple(o.sharding.spec) for o in outs] == want
+
+
+def test_constraint_on_an_unplaced_argument_reaches_its_other_uses():
+    mesh = _mesh("2x4", "auto")
+    s = NamedSharding(mesh, P("x", "y"))
+    a, b = spmd.jit(lambda v: (lax.with_sharding_constraint(v, s), v * 2))(np.ones((8, 8)))
+    assert (tuple(a.sharding.spec), tuple(b.sharding.spec)) == (("x", "y"), ("x", "y"))

@@ -421,7 +421,7 @@ def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], _top: bool =
     that argument's sharding object."""
     env = _forward(jaxpr, in_shardings, {})
     if _top:
-        pinned = _backward_from_constraints(jaxpr, env)
+        pinned = _backward_from_constraints(jaxpr, env, in_shardings)
         if pinned:
             env = _forward(jaxpr, in_shardings, pinned)
     outs = [None if type(a) is core.Literal else env.get(id(a)) for a in jaxpr.outvars]
@@ -439,7 +439,7 @@ def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], _top: bool =
 def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> dict:
     env: dict[int, Any] = {}
     for v, s in zip(jaxpr.invars, in_shardings):
-        env[id(v)] = s
+        env[id(v)] = pinned.get(id(v), s)
 
     def read(a):
         return None if type(a) is core.Literal else env.get(id(a))
@@ -461,12 +461,15 @@ def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> di
     return env
 
 
-def _backward_from_constraints(jaxpr: core.Jaxpr, env: dict) -> dict:
+def _backward_from_constraints(jaxpr: core.Jaxpr, env: dict, in_shardings) -> dict:
     """Shardings that constraints pull back onto the values they constrain (exactly) and onto
-    those values' elementwise and transposed inputs (on dimensions left free)."""
+    those values' elementwise and transposed inputs (on dimensions left free). Arguments that
+    come placed keep their shardings; unplaced ones (NumPy arrays, uncommitted values: JAX lets
+    the compiler choose) take what the constraints pull back, which then flows forward to the
+    argument's other uses."""
     if not any(e.primitive.name == "sharding_constraint" for e in jaxpr.eqns):
         return {}
-    args = {id(v) for v in jaxpr.invars}
+    args = {id(v) for v, s in zip(jaxpr.invars, in_shardings) if s is not None}
     wanted: dict[int, Any] = {}
     for eqn in reversed(jaxpr.eqns):
         prim = eqn.primitive
