@@ -212,3 +212,17 @@ def test_constraint_on_an_unplaced_argument_reaches_its_other_uses():
     s = NamedSharding(mesh, P("x", "y"))
     a, b = spmd.jit(lambda v: (lax.with_sharding_constraint(v, s), v * 2))(np.ones((8, 8)))
     assert (tuple(a.sharding.spec), tuple(b.sharding.spec)) == (("x", "y"), ("x", "y"))
+
+
+def test_jit_results_are_spelled_as_jax_spells_them():
+    # Values from JAX 0.10 on an (8,) Auto mesh: a jit result placed like its argument reuses
+    # the argument's spelling; any other drops trailing unsharded dimensions.
+    mesh = spmd.make_mesh((8,), ("x",), axis_types=(AxisType.Auto,))
+    x = np.ones((8, 4), np.float32)
+    sm = spmd.shard_map(lambda a: lax.psum(a, "x"), mesh=mesh, in_specs=P("x"), out_specs=P(None))
+    assert sm(x).sharding.spec == P(None)
+    assert spmd.jit(sm)(x).sharding.spec == P()
+    y = spmd.device_put(x, NamedSharding(mesh, P("x", None)))
+    assert tuple(spmd.jit(lambda v: v * 2)(y).sharding.spec) == ("x", None)
+    c = NamedSharding(mesh, P("x", None))
+    assert tuple(spmd.jit(lambda v: lax.with_sharding_constraint(v, c))(x).sharding.spec) == ("x",)

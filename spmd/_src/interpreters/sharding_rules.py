@@ -204,7 +204,14 @@ def recover_input_sharding(
         and s.spec._normalized(a.ndim) == out.spec._normalized(out_aval.ndim)
     ):
         return s
-    return out
+    # Otherwise the compiled program's own spelling: trailing unsharded dimensions dropped
+    # (on Explicit meshes the type's full-rank spelling stays).
+    if _is_explicit(out.mesh):
+        return out
+    trimmed = _trim(out.spec)
+    if tuple(trimmed) == tuple(out.spec):
+        return out
+    return NamedSharding(out.mesh, trimmed, memory_kind=out.memory_kind)
 
 
 # ---------------------------------------------------------------------------------------------
