@@ -31,15 +31,8 @@ def _union(sets) -> frozenset:
 
 
 def _call_jaxpr(eqn: core.JaxprEqn) -> core.Jaxpr | None:
-    for v in eqn.params.values():
-        j = v.jaxpr if isinstance(v, ClosedJaxpr) else v if isinstance(v, core.Jaxpr) else None
-        if (
-            j is not None
-            and len(j.invars) == len(eqn.invars)
-            and len(j.outvars) == len(eqn.outvars)
-        ):
-            return j
-    return None
+    k = _call_param(eqn)
+    return None if k is None else _jaxpr_of(eqn.params[k])
 
 
 def _jaxpr_of(v: Any) -> core.Jaxpr:
