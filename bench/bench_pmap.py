@@ -275,20 +275,25 @@ def build(lib: str, groups: set[str]) -> tuple[dict, str]:
     return out, version
 
 
-def measure(lib: str, groups: set[str], repeat: int, min_time: float, clock: str) -> dict:
-    """Per-call samples (seconds) of every case of ``groups`` in ``lib``, and checksums."""
+def measure_cases(build, cases, fast: str, lib, groups, repeat, min_time, clock) -> dict:
+    """Per-call samples (seconds) of every case of ``groups`` in ``lib``, and checksums. Cases
+    of group ``fast`` are timed in loops of ``min_time``; the others take milliseconds, and one
+    call per sample is plenty."""
     fns, version = build(lib, groups)
     times, sums, done = {}, {}, {}
-    for g, case in CASES:
+    for g, case in cases:
         if g not in groups:
             continue
         fn = fns[case]
         if id(fn) not in done:  # NumPy's floor is one function for several cases
-            # The seed cases take tens of milliseconds: one call per sample is plenty.
-            t = time_call(fn, repeat, min_time if g == "dispatch" else 0.0, clock)
+            t = time_call(fn, repeat, min_time if g == fast else 0.0, clock)
             done[id(fn)] = (t, checksum(fn()))
         times[case], sums[case] = done[id(fn)]
     return {"lib": lib, "version": version, "times": times, "checksums": sums}
+
+
+def measure(lib: str, groups: set[str], repeat: int, min_time: float, clock: str) -> dict:
+    return measure_cases(build, CASES, "dispatch", lib, groups, repeat, min_time, clock)
 
 
 # ---------------------------------------------------------------------------------------------

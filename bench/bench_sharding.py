@@ -36,13 +36,12 @@ import json
 from bench_pmap import (
     add_common_options,
     check_sums,
-    checksum,
     compare,
     fmt_ratio,
     fmt_time,
+    measure_cases,
     ready,
     summarize,
-    time_call,
 )
 
 N_DEV = 8
@@ -194,19 +193,7 @@ def build(lib: str, groups: set[str]) -> tuple[dict, str]:
 
 
 def measure(lib: str, groups: set[str], repeat: int, min_time: float, clock: str) -> dict:
-    """Per-call samples (seconds) of every case of ``groups`` in ``lib``, and checksums."""
-    fns, version = build(lib, groups)
-    times, sums, done = {}, {}, {}
-    for g, case in CASES:
-        if g not in groups:
-            continue
-        fn = fns[case]
-        if id(fn) not in done:  # NumPy's floor is one function for several cases
-            # The big cases take milliseconds: one call per sample is plenty.
-            t = time_call(fn, repeat, min_time if g == "layer" else 0.0, clock)
-            done[id(fn)] = (t, checksum(fn()))
-        times[case], sums[case] = done[id(fn)]
-    return {"lib": lib, "version": version, "times": times, "checksums": sums}
+    return measure_cases(build, CASES, "layer", lib, groups, repeat, min_time, clock)
 
 
 def report(results: dict, note: str, groups: set[str]) -> list[str]:
