@@ -263,20 +263,14 @@ def pmap(
                          out_axes)  # fmt: skip
             if key is not None and not plan[0].consts:
                 cache[key] = plan
-        traced, mesh, manual = plan
+        traced, mesh, manual, staged = plan
         if fast_key is not None and not traced.consts:
             if len(fast) >= 64:
                 fast.clear()
             fast[fast_key] = exe = Executable(traced, mesh, manual, False)
             return exe(args)
-        if eager:
-            outs = _bind(traced, mesh, manual, False, leaves)
-        else:
-            # Staged, pmap is a jit of its shard_map, as JAX 0.10 prints it (jit[name=_fun]).
-            def _fun(*xs):
-                return _bind(traced, mesh, manual, False, list(xs))
-
-            outs = api.jit(_fun)(*leaves)
+        # Staged, pmap is a jit of its shard_map, as JAX 0.10 prints it (jit[name=_fun]).
+        outs = _bind(traced, mesh, manual, False, leaves) if eager else staged(*leaves)
         return tu.tree_unflatten(traced.out_tree, outs)
 
     return pmapped
@@ -340,7 +334,12 @@ def _plan(fun, name, n, devs, leaves, axes, descs, treedef, statics, n_args, out
         tu.tree_structure(tuple(leaves)),
         descs,
     )
-    return traced, m, manual
+
+    # One jit per plan, so that tracing pmap again (under vmap, grad...) reuses its cache.
+    def _fun(*xs):
+        return _bind(traced, m, manual, False, list(xs))
+
+    return traced, m, manual, api.jit(_fun)
 
 
 def _out_axes_leaves(out_axes: Any, out_tree) -> list:
