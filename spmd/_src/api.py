@@ -360,31 +360,59 @@ class JitWrapped:
         return _CacheEntry(closed, out_tree_box[0], treedef)
 
     # -- calling ---------------------------------------------------------------------------
-    def _fast_key(self, args: tuple) -> tuple | None:
-        # Positional Array, NumPy array and Python scalar arguments only: the pytree structure
-        # is a flat tuple, so the argument types alone key the program and no flattening is
-        # needed. The three kinds key differently (an Array's weak type, None, a scalar's type).
-        if not self._fast_ok:
-            return None
-        sig = []
+    def _fast_args(self, args: tuple) -> tuple | None:
+        """One pass over positional Array, NumPy array and Python scalar arguments: (the key of
+        their program, their values, whether a value still needs converting, whether an Array
+        is placed); None for other arguments. The pytree structure is then a flat tuple, so
+        the argument types alone key the program and no flattening is needed. The three kinds
+        key differently (an Array's weak type, None, a scalar's type)."""
+        sig, vals = [], []
+        convert = placed = False
         for x in args:
             t = type(x)
             if t is Array:
                 v = x._value
                 sig.append((v.shape, v.dtype, x.weak_type))
-            elif t is np.ndarray:
+                vals.append(v)
+                if x._sharding is not None:
+                    placed = True
+                continue
+            if t is np.ndarray:
                 sig.append((x.shape, x.dtype, None))
             elif t is float or t is int or t is bool or t is complex:
                 sig.append(t)
             else:
                 return None
-        return (tuple(sig), config.trace_context(), core.trace_ctx.axis_env, get_mesh())
+            vals.append(x)
+            convert = True
+        key = (tuple(sig), config.trace_context(), core.trace_ctx.axis_env, get_mesh())
+        return key, vals, convert, placed
 
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
-        fast_key = None if kwargs else self._fast_key(args)
+        fast = None if kwargs or not self._fast_ok else self._fast_args(args)
+        fast_key = None if fast is None else fast[0]
         hit = self._fast.get(fast_key) if fast_key is not None else None
+        if (
+            hit is not None
+            and not self._has_placements
+            and not hit[0].constrained
+            and core.trace_ctx.trace is core.eval_trace
+        ):
+            # The common eager call: a compiled program for these types, and result shardings
+            # (if any argument is placed) already propagated for these argument shardings.
+            entry, vals = hit[0], fast[1]
+            out_s = None
+            if fast[3]:
+                in_s = tuple([x._sharding if type(x) is Array else None for x in args])
+                out_s = entry.out_shardings.get(in_s)
+                if out_s is None or config.spmd_partition == "always":
+                    out_s = _MISS
+            if out_s is not _MISS:
+                if fast[2]:
+                    vals = [v if c is _VALUE or c is _AS_IS else c(v) for v, c in zip(vals, hit[1])]
+                return _results(entry, entry.compiled(*vals), out_s)
         if hit is not None:
             entry, convert = hit
             leaves = args
@@ -415,27 +443,10 @@ class JitWrapped:
                 ]
             else:
                 vals = [x._value if type(x) is Array else _canonical(x) for x in leaves]
-            outs = entry.compiled(*vals)
-            if entry.single_leaf:
-                o = outs[0]
-                out = Array(o if type(o) is np.ndarray else np.asarray(o), entry.out_weak[0])
-                if placed and out_s[0] is not None:
-                    out._sharding = out_s[0]
-                    out._committed = True
-                return out
-            out_leaves = [
-                Array(o if type(o) is np.ndarray else np.asarray(o), w)
-                for o, w in zip(outs, entry.out_weak)
-            ]
-            if placed:
-                for o, sh in zip(out_leaves, out_s):
-                    if sh is not None:
-                        o._sharding = sh
-                        o._committed = True
-        else:
-            out_leaves = dispatch.jit_p.bind(
-                *entry.staged_args, *leaves, jaxpr=entry.staged, name=self.__name__
-            )
+            return _results(entry, entry.compiled(*vals), out_s if placed else None)
+        out_leaves = dispatch.jit_p.bind(
+            *entry.staged_args, *leaves, jaxpr=entry.staged, name=self.__name__
+        )
         return entry.out_tree.unflatten(out_leaves)
 
     # -- placements (in_shardings, out_shardings, argument devices) -------------------------
@@ -658,6 +669,29 @@ def _canonical(x: Any) -> np.ndarray:
 
 
 # How a fast-path argument becomes a program input (see _converters).
+def _results(entry, outs: list, out_s: list | None = None):
+    """A compiled program's NumPy results as the jitted function's output: Arrays (with the
+    shardings ``out_s`` gives, where not None) in the output's tree."""
+    if entry.single_leaf:
+        o = outs[0]
+        out = Array(o if type(o) is np.ndarray else np.asarray(o), entry.out_weak[0])
+        if out_s is not None and out_s[0] is not None:
+            out._sharding = out_s[0]
+            out._committed = True
+        return out
+    leaves = [
+        Array(o if type(o) is np.ndarray else np.asarray(o), w)
+        for o, w in zip(outs, entry.out_weak)
+    ]
+    if out_s is not None:
+        for o, sh in zip(leaves, out_s):
+            if sh is not None:
+                o._sharding = sh
+                o._committed = True
+    return entry.out_tree.unflatten(leaves)
+
+
+_MISS = object()  # not found: the call takes the general path
 _VALUE = "value"  # an Array: its NumPy value
 _AS_IS = "as is"  # a NumPy array already of its canonical dtype
 

@@ -168,6 +168,7 @@ class Primitive:
         "effectful",
         "fresh_outputs",
         "impl",
+        "typed_impl",
         "abstract_eval",
         "__weakref__",
     )
@@ -181,6 +182,10 @@ class Primitive:
         # compiled program may then reuse its results' buffers once they are dead.
         self.fresh_outputs = False
         self.impl: Callable | None = None
+        # Optional: (operand avals, **params) -> a NumPy kernel specialised to those operand
+        # types. A compiled program asks once per equation, where ``impl`` would work out the
+        # same plan on every call.
+        self.typed_impl: Callable | None = None
         self.abstract_eval: Callable | None = None
 
     def bind(self, *args: Any, **params: Any) -> Any:

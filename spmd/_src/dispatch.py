@@ -156,6 +156,13 @@ def _kernel(prim: core.Primitive, params: dict) -> Callable:
     return functools.partial(prim.impl, **params)
 
 
+def _eqn_kernel(eqn: core.JaxprEqn) -> Callable:
+    typed = eqn.primitive.typed_impl
+    if typed is not None and eqn.primitive not in compile_rules:
+        return typed([a.aval for a in eqn.invars], **eqn.params)
+    return _kernel(eqn.primitive, eqn.params)
+
+
 def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., list]:
     """Write ``jaxpr`` as a Python function of its invars returning the list of outvars.
 
@@ -199,7 +206,7 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
     const_ids = {id(v) for v in jaxpr.constvars}
     counter = 0
     for i, eqn in enumerate(jaxpr.eqns):
-        fn = bind_value("f", _kernel(eqn.primitive, eqn.params))
+        fn = bind_value("f", _eqn_kernel(eqn))
         ins = ", ".join(read(a) for a in eqn.invars)
         outs = []
         for v in eqn.outvars:
@@ -224,13 +231,29 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
     ret = ", ".join(read(a) for a in jaxpr.outvars)
     body = "\n".join(lines) if lines else "    pass"
     src = f"def _program({', '.join(params)}):\n{body}\n    return [{ret}]\n"
-    exec(compile(src, "<spmd.jit>", "exec"), ns)
-    program = ns["_program"]
+    if _EXTOBJ is None:
+        exec(compile(src, "<spmd.jit>", "exec"), ns)
+        program = ns["_program"]
 
-    # One quiet region per call, not per kernel.
-    def _compiled(*args):
-        return run_quietly(program, *args)
+        def _compiled(*args):
+            return run_quietly(program, *args)
 
+    else:
+        # One quiet region per call, not per kernel, set in the program itself (as
+        # run_quietly does): a small jitted function is called often, and a wrapper's frame
+        # costs.
+        ns["_extobj"], ns["_ignore"] = _EXTOBJ, _IGNORE
+        quiet = "\n".join("    " + line for line in f"{body}\n    return [{ret}]".split("\n"))
+        exec(
+            compile(
+                f"def _program({', '.join(params)}):\n    _token = _extobj.set(_ignore)\n"
+                f"    try:\n{quiet}\n    finally:\n        _extobj.reset(_token)\n",
+                "<spmd.jit>",
+                "exec",
+            ),
+            ns,
+        )
+        _compiled = ns["_program"]
     _compiled.__spmd_source__ = src
     return _compiled
 

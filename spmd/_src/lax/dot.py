@@ -521,12 +521,28 @@ def _plan(lshape, rshape, ldt, rdt, dimension_numbers, preferred_element_type):
     k = prod(lshape[d] for d in lc)
     out_shape = batch_shape + tuple(lshape[d] for d in lfree) + tuple(rshape[d] for d in rfree)
     lperm, rperm = (*lb, *lfree, *lc), (*rb, *rc, *rfree)
-    try_xla = xla_order and cdt in _XLA_FLOATS and k > 1 and b * m * n > 0
+    # (_xla_order reproduces XLA's order for vector dots only: one output per batch element.)
+    try_xla = xla_order and cdt in _XLA_FLOATS and k > 1 and b * m * n > 0 and m == n == 1
     if lb:
         lsh, rsh, mul = (b, m, k), (b, k, n), np.matmul
     else:
         # Matrix-vector and outer products: np.dot keeps these on BLAS too.
         lsh, rsh, mul = (m, k), (k, n), np.dot if (m == 1 or n == 1 or k == 1) else np.matmul
+
+    if not mixed and not try_xla and ldt == rdt == cdt == out_dtype:
+        # The common case (a small jitted layer calls it every step): no conversions, and
+        # transposes only where the layout needs them.
+        lp = None if lperm == tuple(range(len(lshape))) else lperm
+        rp = None if rperm == tuple(range(len(rshape))) else rperm
+
+        def run_plain(lhs, rhs):
+            if lp is not None:
+                lhs = lhs.transpose(lp)
+            if rp is not None:
+                rhs = rhs.transpose(rp)
+            return mul(lhs.reshape(lsh), rhs.reshape(rsh)).reshape(out_shape)
+
+        return run_plain
 
     def run(lhs, rhs):
         if mixed:
@@ -657,6 +673,10 @@ dot_general_p = core.Primitive("dot_general")
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
 dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.fresh_outputs = True  # a matmul result (possibly reshaped) is a new buffer
+# Compiled programs plan each dot_general once, from its operand types, not once per call.
+dot_general_p.typed_impl = lambda avals, *, dimension_numbers, preferred_element_type, **_: _plan(
+    *(a.shape for a in avals), *(a.dtype for a in avals), dimension_numbers, preferred_element_type
+)
 core.pp_param_rules[dot_general_p] = _dot_general_pp
 batching.primitive_batchers[dot_general_p] = _dot_general_vmap
 defjvp(dot_general_p, _dot_general_jvp_lhs, _dot_general_jvp_rhs)
