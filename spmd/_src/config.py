@@ -179,6 +179,13 @@ config.define(
     "(device_put, in/out_shardings and constraints then accept uneven dimensions everywhere).",
 )
 config.define(
+    "spmd_cpu_threads",
+    int(os.environ.get("SPMD_CPU_THREADS", "0")),
+    lambda v: isinstance(v, int) and v >= 0,
+    "Threads a large reduction is split across (each thread reduces a slice of the kept axes, "
+    "so values do not change); 0: one per CPU this process may run on, 1: no threads.",
+)
+config.define(
     "spmd_partition",
     os.environ.get("SPMD_PARTITION", "auto"),
     _choice("auto", "always"),

@@ -21,6 +21,7 @@ from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax.elementwise.arithmetic import _balanced_eq
 from spmd._src.lax.elementwise.common import _const, _dtype, _one, _zeros
 from spmd._src.lax.rules import add_any, defjvp_zero, deflinear
+from spmd._src.lax.threads import split_reduction
 from spmd._src.lax.utils import (
     any_dtype,
     bool_or_int,
@@ -105,6 +106,7 @@ def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
     )
 
 
+@split_reduction(np.add)
 def _reduce_sum_impl(x, *, axes, out_sharding):
     with np.errstate(all="ignore"):
         return np.sum(x, axis=axes, dtype=x.dtype)
@@ -132,6 +134,7 @@ def reduce_prod(operand, axes: Sequence[int], *, out_sharding=None):
     )
 
 
+@split_reduction(np.multiply)
 def _reduce_prod_impl(x, *, axes, out_sharding):
     with np.errstate(all="ignore"):
         return np.prod(x, axis=axes, dtype=x.dtype)
@@ -186,6 +189,7 @@ def reduce_max(operand, axes: Sequence[int], *, out_sharding=None):
     )
 
 
+@split_reduction(np.maximum)
 def _reduce_max_impl(x, *, axes, out_sharding):
     # NaN propagates silently (ml_dtypes' comparisons would warn).
     with np.errstate(invalid="ignore"):
@@ -217,6 +221,7 @@ def reduce_min(operand, axes: Sequence[int], *, out_sharding=None):
     )
 
 
+@split_reduction(np.minimum)
 def _reduce_min_impl(x, *, axes, out_sharding):
     with np.errstate(invalid="ignore"):
         return np.min(x, axis=axes, initial=_identity("min", x.dtype))
