@@ -170,6 +170,16 @@ def test_constraint_forms():
         assert out.sharding == NamedSharding(M, P())
 
 
+def test_device_put_inside_jit_places_the_result_on_auto_axes():
+    # A deliberate difference: JAX 0.10 keeps the operand's sharding here (the requested one is
+    # dropped silently); spmd applies it as a constraint, as device_put does outside jit.
+    s_y = NamedSharding(M, P(None, "y"))
+    out = spmd.jit(lambda a: spmd.device_put(a, s_y) * 2)(xs())
+    assert out.sharding == s_y
+    np.testing.assert_array_equal(np.asarray(out), X * 2)
+    assert spmd.jit(lambda a: spmd.device_put(a, NamedSharding(M, P())))(xs()).sharding.spec == P()
+
+
 def test_reshard_on_explicit_axes_writes_full_rank_specs():
     x = spmd.device_put(jnp.asarray(X), NamedSharding(ME, P("x", "y")))
     assert spmd.reshard(x, NamedSharding(ME, P("y"))).sharding.spec == P("y", None)

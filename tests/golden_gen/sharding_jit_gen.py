@@ -131,6 +131,69 @@ MORE = {
 }
 
 
+def _smap(ns, body, in_spec, out_spec):
+    """``shard_map(body)`` over the whole mesh, specs given as tuples of entries."""
+    return ns.jax.shard_map(body, mesh=ns.mesh, in_specs=ns.P(*in_spec), out_specs=ns.P(*out_spec))
+
+
+def _first(ns):
+    return ns.mesh.axis_names[0]
+
+
+def _last(ns):
+    return ns.mesh.axis_names[-1]
+
+
+# Collectives inside a nested shard_map, and nested jits with and without a constraint (Auto
+# axes only): what the enclosing jit's result is sharded as.
+NESTED = {
+    "smap_psum": (
+        lambda ns: _smap(ns, lambda a: ns.lax.psum(a, _first(ns)), (_first(ns),), ()),
+        [S],
+    ),
+    "smap_rows": (
+        lambda ns: lambda x: _smap(ns, lambda a: a * 2, (_first(ns),), (_first(ns),))(x) + 1,
+        [S],
+    ),
+    "smap_all_gather": (
+        lambda ns: _smap(
+            ns, lambda a: ns.lax.all_gather(a, _first(ns), tiled=True), (_first(ns),), ()
+        ),
+        [S],
+    ),
+    "smap_psum_scatter": (
+        lambda ns: _smap(
+            ns,
+            lambda a: ns.lax.psum_scatter(a, _first(ns), scatter_dimension=0, tiled=True),
+            (),
+            (_first(ns),),
+        ),
+        [S],
+    ),
+    "smap_psum_cols": (
+        lambda ns: _smap(ns, lambda a: ns.lax.psum(a, _last(ns)), (None, _last(ns)), ()),
+        [S],
+    ),
+    "nested_jit": (
+        lambda ns: lambda x: ns.jax.jit(lambda y: y * 2 + 1)(x).sum(axis=0),
+        [S],
+    ),
+    "nested_jit_constraint": (
+        lambda ns: (
+            lambda x: (
+                3
+                * ns.jax.jit(
+                    lambda y: ns.lax.with_sharding_constraint(
+                        y + 1, ns.NamedSharding(ns.mesh, ns.P(*_last2(ns)))
+                    )
+                )(x)
+            )
+        ),
+        [S],
+    ),
+}
+
+
 def _last2(ns):
     names = ns.mesh.axis_names
     return (names[-1], names[0]) if len(names) == 2 else (None, names[0])
@@ -150,7 +213,7 @@ MATMUL = {
     ),
 }
 
-PROGRAMS = {**UNARY, **BINARY, **MATMUL, **MORE}
+PROGRAMS = {**UNARY, **BINARY, **MATMUL, **MORE, **NESTED}
 
 
 def cases():
@@ -167,7 +230,7 @@ def cases():
         for prog in BINARY:
             for specs in itertools.product(specs_for(2, names), repeat=2):
                 out.append((f"auto:{mk}:{prog}:{_key(specs)}", mk, "auto", prog, list(specs)))
-        for prog in MORE:
+        for prog in (*MORE, *NESTED):
             for spec in specs_for(2, names):
                 out.append((f"auto:{mk}:{prog}:{_key([spec])}", mk, "auto", prog, [spec]))
     # Explicit axes: the sharding-in-types rules, including the errors they raise.
