@@ -170,6 +170,22 @@ def test_constraint_forms():
         assert out.sharding == NamedSharding(M, P())
 
 
+def test_arguments_the_program_never_reads_do_not_commit_its_results():
+    # JAX prunes unused arguments: a program of constants runs uncommitted on the default
+    # device, however its (unread) arguments are placed; read ones commit every result.
+    for spec in (P("x"), P(None, None), P()):
+        a = spmd.device_put(X, NamedSharding(M, spec))
+        out = spmd.jit(lambda v: jnp.zeros(v.shape) + 1.0)(a)
+        assert isinstance(out.sharding, SingleDeviceSharding) and not out.committed
+        used, const = spmd.jit(lambda v: (v * 2, jnp.ones(3)))(a)
+        assert used.sharding == NamedSharding(M, spec) and used.committed
+        assert const.sharding == NamedSharding(M, P()) and const.committed
+    # An unread argument on other devices is not an incompatible-devices error either.
+    other = spmd.device_put(X, spmd.devices()[3])
+    out = spmd.jit(lambda v, w: v + 1)(xs(), other)
+    assert out.sharding == S
+
+
 def test_device_put_inside_jit_places_the_result_on_auto_axes():
     # A deliberate difference: JAX 0.10 keeps the operand's sharding here (the requested one is
     # dropped silently); spmd applies it as a constraint, as device_put does outside jit.

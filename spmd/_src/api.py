@@ -152,6 +152,7 @@ class _CacheEntry:
         "constrained",
         "in_tree",
         "out_shardings",
+        "unused",
     )
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None) -> None:
@@ -165,6 +166,11 @@ class _CacheEntry:
         self.out_shardings: dict = {}
         self.out_weak = [a.weak_type for a in jaxpr.out_avals]
         self.single_leaf = tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
+        # Positions of the arguments the program never reads. As in JAX (which prunes them),
+        # their placement does not commit the results: a program of constants runs uncommitted.
+        live = pe.dce_jaxpr(jaxpr.jaxpr)
+        read = {id(a) for e in live.eqns for a in e.invars} | {id(a) for a in live.outvars}
+        self.unused = frozenset(i for i, v in enumerate(jaxpr.jaxpr.invars) if id(v) not in read)
         if any(isinstance(c, Tracer) for c in jaxpr.consts):
             # Closed over values of an enclosing trace: staged, they become leading operands
             # (the enclosing trace must see them); such a program is never compiled or cached.
@@ -405,9 +411,9 @@ class JitWrapped:
             entry, vals = hit[0], fast[1]
             out_s = None
             if fast[3]:
-                in_s = tuple([x._sharding if type(x) is Array else None for x in args])
-                out_s = entry.out_shardings.get(in_s)
-                if out_s is None or config.spmd_partition == "always":
+                in_s = _arg_shardings(entry, args)
+                out_s = entry.out_shardings.get(in_s) if any(in_s) else None
+                if (out_s is None and any(in_s)) or config.spmd_partition == "always":
                     out_s = _MISS
             if out_s is not _MISS:
                 if fast[2]:
@@ -424,7 +430,7 @@ class JitWrapped:
                     self._fast.clear()
                 self._fast[fast_key] = (entry, _converters(args))
         if core.trace_ctx.trace is core.eval_trace:
-            in_s = tuple([x._sharding if type(x) is Array else None for x in leaves])
+            in_s = _arg_shardings(entry, leaves)
             # (Shardings are objects without __bool__ or __len__: any() is "one is not None".)
             placed = self._has_placements or entry.constrained or any(in_s)
             # Placements are decided (and checked) before any work is done.
@@ -485,7 +491,7 @@ class JitWrapped:
             ]
             in_s = None  # the placed leaves have their own
         if in_s is None:
-            in_s = tuple([x._sharding if type(x) is Array else None for x in leaves])
+            in_s = _arg_shardings(entry, leaves)
         key = (in_s, get_mesh()) if self.out_shardings is not None else in_s
         # Propagation walks the whole program: do it (and the device checks) once per input
         # placement, not per call.
@@ -669,6 +675,18 @@ def _canonical(x: Any) -> np.ndarray:
 
 
 # How a fast-path argument becomes a program input (see _converters).
+def _arg_shardings(entry, leaves) -> tuple:
+    """The shardings of a call's arguments; None for an argument the program never reads."""
+    if entry.unused:
+        return tuple(
+            [
+                x._sharding if type(x) is Array and i not in entry.unused else None
+                for i, x in enumerate(leaves)
+            ]
+        )
+    return tuple([x._sharding if type(x) is Array else None for x in leaves])
+
+
 def _results(entry, outs: list, out_s: list | None = None):
     """A compiled program's NumPy results as the jitted function's output: Arrays (with the
     shardings ``out_s`` gives, where not None) in the output's tree."""
