@@ -168,9 +168,8 @@ class _CacheEntry:
         self.single_leaf = tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
         # Positions of the arguments the program never reads. As in JAX (which prunes them),
         # their placement does not commit the results: a program of constants runs uncommitted.
-        live = pe.dce_jaxpr(jaxpr.jaxpr)
-        read = {id(a) for e in live.eqns for a in e.invars} | {id(a) for a in live.outvars}
-        self.unused = frozenset(i for i, v in enumerate(jaxpr.jaxpr.invars) if id(v) not in read)
+        _, used = pe.dce_jaxpr_inputs(jaxpr.jaxpr)
+        self.unused = frozenset(i for i, u in enumerate(used) if not u)
         if any(isinstance(c, Tracer) for c in jaxpr.consts):
             # Closed over values of an enclosing trace: staged, they become leading operands
             # (the enclosing trace must see them); such a program is never compiled or cached.

@@ -424,9 +424,22 @@ def _jit_partial_eval(eqn, unknowns_in):
     return [known_eqn], [unknown_eqn], u_out
 
 
+def _jit_dce(used_outputs, eqn):
+    # A call reads only what its live outputs need: the inner program is pruned to match.
+    inner = eqn.params["jaxpr"]
+    _, used_in = pe.dce_jaxpr_inputs(inner.jaxpr, used_outputs)
+    if all(used_in) and all(used_outputs):
+        return used_in, eqn
+    params = dict(eqn.params, jaxpr=pe.prune_closed_jaxpr(inner, used_in, used_outputs))
+    invars = [a for a, u in zip(eqn.invars, used_in) if u]
+    outvars = [v for v, u in zip(eqn.outvars, used_outputs) if u]
+    return used_in, core.JaxprEqn(invars, outvars, jit_p, params)
+
+
 jit_p.def_impl(_jit_impl)
 ad.primitive_transposes[jit_p] = _jit_transpose
 pe.partial_eval_rules[jit_p] = _jit_partial_eval
+pe.dce_rules[jit_p] = _jit_dce
 core.pp_alias_primitives.add(jit_p)
 batching.primitive_batchers[jit_p] = _jit_batch_rule
 sharding_rules.call_jaxprs[jit_p] = lambda eqn: eqn.params["jaxpr"].jaxpr

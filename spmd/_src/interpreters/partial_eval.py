@@ -184,8 +184,22 @@ def has_effects(eqn: JaxprEqn) -> bool:
     return any(has_effects(e) for inner in core._jaxprs_in_params(eqn.params) for e in inner.eqns)
 
 
+# prim -> rule(used_outputs, eqn) -> (used_inputs, new_eqn or None): dead-code elimination
+# inside higher-order primitives (a scan's unused carries, a call's unused inputs). The new
+# equation defines (at least) the used outputs; None drops the equation. Without a rule an
+# equation with a used output reads all its inputs.
+dce_rules: dict[core.Primitive, Callable] = {}
+
+
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
     """Drop equations whose results are never used (all primitives here are pure)."""
+    return dce_jaxpr_inputs(jaxpr, used_outputs)[0]
+
+
+def dce_jaxpr_inputs(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None
+) -> tuple[Jaxpr, list[bool]]:
+    """``dce_jaxpr`` and which of the jaxpr's inputs the result still reads."""
     outvars = (
         jaxpr.outvars
         if used_outputs is None
@@ -194,11 +208,32 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
     live = {id(v) for v in outvars if type(v) is Var}
     new_eqns = []
     for eqn in reversed(jaxpr.eqns):
-        if any(id(v) in live for v in eqn.outvars) or has_effects(eqn):
-            new_eqns.append(eqn)
+        used = [id(v) in live for v in eqn.outvars]
+        effects = has_effects(eqn)
+        if not any(used) and not effects:
+            continue
+        rule = dce_rules.get(eqn.primitive)
+        if rule is not None and not effects:
+            used_in, new = rule(used, eqn)
+            if new is None:
+                continue
+            live.update(id(a) for a, u in zip(eqn.invars, used_in) if u and type(a) is Var)
+            eqn = new
+        else:
             live.update(id(a) for a in eqn.invars if type(a) is Var)
+        new_eqns.append(eqn)
     new_eqns.reverse()
-    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns, jaxpr.debug_info)
+    used_inputs = [id(v) in live for v in jaxpr.invars]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns, jaxpr.debug_info), used_inputs
+
+
+def prune_closed_jaxpr(
+    closed: ClosedJaxpr, keep_inputs: Sequence[bool], keep_outputs: Sequence[bool]
+) -> ClosedJaxpr:
+    """``closed`` with only the kept inputs and outputs (dead equations dropped)."""
+    j = dce_jaxpr(closed.jaxpr, keep_outputs)
+    invars = [v for v, k in zip(j.invars, keep_inputs) if k]
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, j.eqns, j.debug_info), closed.consts)
 
 
 # prim -> rule(eqn, unknowns_in) -> (known_eqns, unknown_eqns, unknown_vars), for higher-order

@@ -582,12 +582,41 @@ def _transposed_scan_body(jaxpr, num_consts, num_carry, c_lin, x_lin, ys_nz) -> 
     return common.cached("scan_transpose", jaxpr, (c_lin, x_lin, ys_nz), make)
 
 
+def _scan_dce(used_outputs, eqn):
+    """A carry is live when its result is used or a live output reads it (a fixed point over
+    the body); unused stacked outputs, dead carries and the inputs only they read go."""
+    p = eqn.params
+    nc, nk = p["num_consts"], p["num_carry"]
+    body = p["jaxpr"]
+    carry, ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+    while True:
+        _, used_in = pe.dce_jaxpr_inputs(body.jaxpr, carry + ys)
+        new = [c or u for c, u in zip(carry, used_in[nc : nc + nk])]
+        if new == carry:
+            break
+        carry = new
+    keep_in = used_in[:nc] + carry + used_in[nc + nk :]
+    keep_out = carry + ys
+    if all(keep_in) and all(keep_out):
+        return keep_in, eqn
+    params = dict(
+        p,
+        jaxpr=pe.prune_closed_jaxpr(body, keep_in, keep_out),
+        num_consts=sum(keep_in[:nc]),
+        num_carry=sum(carry),
+    )
+    invars = [a for a, k in zip(eqn.invars, keep_in) if k]
+    outvars = [v for v, k in zip(eqn.outvars, keep_out) if k]
+    return keep_in, core.JaxprEqn(invars, outvars, scan_p, params)
+
+
 scan_p = core.Primitive("scan", multiple_results=True)
 scan_p.def_impl(_scan_impl)
 scan_p.def_abstract_eval(_scan_abstract_eval)
 batching.primitive_batchers[scan_p] = _scan_batch_rule
 ad.primitive_joint_jvps[scan_p] = _scan_jvp
 pe.partial_eval_rules[scan_p] = _scan_partial_eval
+pe.dce_rules[scan_p] = _scan_dce
 ad.primitive_transposes[scan_p] = _scan_transpose
 
 
