@@ -153,6 +153,7 @@ class _CacheEntry:
         "in_tree",
         "out_shardings",
         "unused",
+        "last_placed",
     )
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None) -> None:
@@ -164,6 +165,9 @@ class _CacheEntry:
         self.constrained = sharding_rules.has_constraints(jaxpr.jaxpr)
         # Input shardings -> output shardings, filled as calls come (see _attach_out_shardings).
         self.out_shardings: dict = {}
+        # The argument shardings of the last placed call on the fast path, with its result
+        # shardings.
+        self.last_placed: tuple | None = None
         self.out_weak = [a.weak_type for a in jaxpr.out_avals]
         self.single_leaf = tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
         # Positions of the arguments the program never reads. As in JAX (which prunes them),
@@ -411,8 +415,18 @@ class JitWrapped:
             out_s = None
             if fast[3]:
                 in_s = _arg_shardings(entry, args)
-                out_s = entry.out_shardings.get(in_s) if any(in_s) else None
-                if (out_s is None and any(in_s)) or config.spmd_partition == "always":
+                last = entry.last_placed
+                # (Tuples compare item by item, identical items first: the same shardings as
+                # the last call's cost no hashing.)
+                if last is not None and last[0] == in_s:
+                    out_s = last[1]
+                else:
+                    out_s = entry.out_shardings.get(in_s) if any(in_s) else None
+                    if out_s is None and any(in_s):
+                        out_s = _MISS
+                    else:
+                        entry.last_placed = (in_s, out_s)
+                if config.spmd_partition == "always":
                     out_s = _MISS
             if out_s is not _MISS:
                 if fast[2]:
