@@ -182,8 +182,9 @@ config.define(
     "spmd_cpu_threads",
     int(os.environ.get("SPMD_CPU_THREADS", "0")),
     lambda v: isinstance(v, int) and v >= 0,
-    "Threads a large reduction is split across (each thread reduces a slice of the kept axes, "
-    "so values do not change); 0: one per CPU this process may run on, 1: no threads.",
+    "Threads a large reduction (16 MiB or more) runs on: each reduces pieces of the outermost "
+    "axis, cut by the shape alone, so values do not depend on this setting; 0: one per CPU this "
+    "process may run on, 1: no threads.",
 )
 config.define(
     "spmd_partition",

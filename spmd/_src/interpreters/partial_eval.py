@@ -209,11 +209,15 @@ def dce_jaxpr_inputs(
     new_eqns = []
     for eqn in reversed(jaxpr.eqns):
         used = [id(v) in live for v in eqn.outvars]
-        effects = has_effects(eqn)
-        if not any(used) and not effects:
-            continue
-        rule = dce_rules.get(eqn.primitive)
-        if rule is not None and not effects:
+        if not any(used):
+            if not has_effects(eqn):
+                continue
+            rule = None  # kept for its effects, whole
+        else:
+            rule = dce_rules.get(eqn.primitive)
+            if rule is not None and has_effects(eqn):
+                rule = None
+        if rule is not None:
             used_in, new = rule(used, eqn)
             if new is None:
                 continue

@@ -36,6 +36,7 @@ _MIN_BYTES = 1 << 24
 _BLOCKS = 8
 
 _pool: ThreadPoolExecutor | None = None
+_pool_size = 0
 
 
 def cpu_count() -> int:
@@ -56,9 +57,12 @@ def _run_split(fn: Callable, count: int) -> list:
     n = min(_threads(), count)
     if n < 2:
         return [fn(i) for i in range(count)]
-    global _pool
-    if _pool is None or _pool._max_workers < n - 1:
+    global _pool, _pool_size
+    if _pool_size < n - 1:
+        if _pool is not None:
+            _pool.shutdown(wait=False)  # its idle threads exit; the larger pool replaces it
         _pool = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="spmd-cpu")
+        _pool_size = n - 1
     bounds = [count * t // n for t in range(n + 1)]
 
     def run(t: int) -> list:
