@@ -253,6 +253,23 @@ def test_uneven_constraint_under_jit_warns_and_replicates_as_jax():
         assert g(jnp.zeros((3, 8))).sharding == NamedSharding(M, P(None, "y"))
 
 
+def test_uneven_constraint_keeps_the_leading_axes_that_divide():
+    # JAX 0.10 under jit keeps the longest run of leading axes whose shards divide the size
+    # (read from the oracle); spmd does the same, and says so in its warning.
+    cases = [
+        ((4, 32), P(("x", "y")), P("x")),
+        ((4, 32), P(("y", "x")), P("y")),
+        ((6, 8), P(("x", "y")), P("x")),
+        ((2, 8), P(("y", "x")), P()),
+        ((12, 8), P(("y", "x")), P("y")),
+        ((6, 8), P("y"), P()),
+    ]
+    for shape, spec, want in cases:
+        f = spmd.jit(lambda a, s=spec: lax.with_sharding_constraint(a * 2, NamedSharding(M, s)))
+        with pytest.warns(UnevenShardingWarning, match="keep only the leading mesh axes"):
+            assert f(jnp.ones(shape)).sharding.spec == want, (shape, spec)
+
+
 def test_uneven_constraint_raise_mode(uneven_mode):
     uneven_mode("raise")
     f = spmd.jit(lambda a: lax.with_sharding_constraint(a, NamedSharding(M8, P("x"))))

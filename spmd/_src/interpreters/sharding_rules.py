@@ -468,12 +468,36 @@ def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> di
     return env
 
 
+# prim -> rule(want, in_avals, out_aval, **params) -> one spec (or None) per operand: what a
+# wanted result sharding asks of each operand, for propagation backward from constraints.
+# Primitives with the elementwise or unary forward rule pass it through (backward_elementwise)
+# without registering.
+backward_rules: dict[core.Primitive, Callable] = {}
+
+
+def backward_elementwise(want, in_avals, out_aval, **params) -> list:
+    """Operands of the result's shape take the wanted entries of the dimensions they share
+    with it (not of broadcast size-1 ones)."""
+    return [
+        tuple(w if d == o else None for w, d, o in zip(want, a.shape, out_aval.shape))
+        if a.ndim == out_aval.ndim
+        else None
+        for a in in_avals
+    ]
+
+
+def backward_same(want, in_avals, out_aval, **params) -> list:
+    """Every operand of the result's rank takes the wanted spec as it is (slices, pads,
+    concatenations: a dimension keeps its mesh axes)."""
+    return [tuple(want) if a.ndim == out_aval.ndim else None for a in in_avals]
+
+
 def _backward_from_constraints(jaxpr: core.Jaxpr, env: dict, in_shardings) -> dict:
-    """Shardings that constraints pull back onto the values they constrain (exactly) and onto
-    those values' elementwise and transposed inputs (on dimensions left free). Arguments that
-    come placed keep their shardings; unplaced ones (NumPy arrays, uncommitted values: JAX lets
-    the compiler choose) take what the constraints pull back, which then flows forward to the
-    argument's other uses."""
+    """Shardings that constraints pull back onto the values they constrain (exactly) and, by
+    each primitive's backward rule, onto the values those are computed from (on dimensions
+    their own sharding leaves free). Arguments that come placed keep their shardings; unplaced
+    ones (NumPy arrays, uncommitted values: JAX lets the compiler choose) take what the
+    constraints pull back, which then flows forward to the argument's other uses."""
     if not any(e.primitive.name == "sharding_constraint" for e in jaxpr.eqns):
         return {}
     args = {id(v) for v, s in zip(jaxpr.invars, in_shardings) if s is not None}
@@ -487,32 +511,33 @@ def _backward_from_constraints(jaxpr: core.Jaxpr, env: dict, in_shardings) -> di
             continue
         if len(eqn.outvars) != 1 or id(eqn.outvars[0]) not in wanted:
             continue
-        w = wanted[id(eqn.outvars[0])]
-        ov = eqn.outvars[0]
-        rule = sharding_rules.get(prim)
-        if rule in (elementwise_rule, unary_rule):
-            perm = None
-        elif prim.name == "transpose":
-            perm = eqn.params["permutation"]
-        else:
+        rule = backward_rules.get(prim)
+        if rule is None and sharding_rules.get(prim) in (elementwise_rule, unary_rule):
+            rule = backward_elementwise
+        if rule is None:
             continue
-        want = w.spec._normalized(ov.aval.ndim)
-        if perm is not None:
-            inv = [0] * len(perm)
-            for i, q in enumerate(perm):
-                inv[q] = i
-            want = tuple(want[inv[d]] for d in range(len(perm)))
-        for a in eqn.invars:
-            if type(a) is core.Literal or id(a) in args or id(a) in wanted:
-                continue
-            if a.aval.shape != (ov.aval.shape if perm is None else a.aval.shape):
-                continue
-            fwd = env.get(id(a))
-            if isinstance(fwd, NamedSharding) and fwd.mesh != w.mesh:
-                continue
-            have = fwd.spec._normalized(a.aval.ndim) if isinstance(fwd, NamedSharding) else None
-            spec = _prefer(have, want, w.mesh)
-            wanted[id(a)] = NamedSharding(w.mesh, _trim(P(*spec)), memory_kind=w.memory_kind)
+        w, ov = wanted[id(eqn.outvars[0])], eqn.outvars[0]
+        saved, ctx.mesh = ctx.mesh, w.mesh
+        try:
+            wants = rule(
+                w.spec._normalized(ov.aval.ndim),
+                [a.aval for a in eqn.invars],
+                ov.aval,
+                **eqn.params,
+            )
+            for a, want in zip(eqn.invars, wants):
+                if want is None or type(a) is core.Literal or id(a) in args or id(a) in wanted:
+                    continue
+                fwd = env.get(id(a))
+                if isinstance(fwd, NamedSharding) and fwd.mesh != w.mesh:
+                    continue
+                nd = a.aval.ndim
+                have = fwd.spec._normalized(nd) if isinstance(fwd, NamedSharding) else None
+                want = tuple(fit(e, d) for e, d in zip(want, a.aval.shape))
+                spec = _prefer(have, want, w.mesh)
+                wanted[id(a)] = NamedSharding(w.mesh, _trim(P(*spec)), memory_kind=w.memory_kind)
+        finally:
+            ctx.mesh = saved
     return wanted
 
 
@@ -559,6 +584,9 @@ __all__ = [
     "explicit_broadcast",
     "explicit_elementwise",
     "explicit_rules",
+    "backward_elementwise",
+    "backward_rules",
+    "backward_same",
     "fit",
     "has_constraints",
     "jaxpr_specs",

@@ -744,6 +744,27 @@ def _dot_general_sharding_explicit(specs, avals, *, dimension_numbers, **params)
 
 
 sharding_rules.sharding_rules[dot_general_p] = _dot_general_sharding
+
+
+def _dot_general_backward(want, in_avals, out_aval, *, dimension_numbers, **_):
+    # The result is (batch, lhs free, rhs free): each operand takes the wanted axes of its
+    # batch and free dimensions; contracting dimensions are left free.
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = in_avals
+    lfree = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
+    rfree = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
+    nb, nl = len(lb), len(lfree)
+    ls, rs = [None] * lhs.ndim, [None] * rhs.ndim
+    for k, (a, b) in enumerate(zip(lb, rb)):
+        ls[a] = rs[b] = want[k]
+    for k, d in enumerate(lfree):
+        ls[d] = want[nb + k]
+    for k, d in enumerate(rfree):
+        rs[d] = want[nb + nl + k]
+    return [tuple(ls), tuple(rs)]
+
+
+sharding_rules.backward_rules[dot_general_p] = _dot_general_backward
 sharding_rules.explicit_rules[dot_general_p] = _dot_general_sharding_explicit
 
 

@@ -569,6 +569,14 @@ __all__ = [
 
 
 # Sharding propagation: a reduction drops the reduced dimensions' mesh axes.
+
+
+def _reduction_backward(want, in_avals, out_aval, *, axes, **_):
+    # The kept dimensions keep their wanted axes; the reduced ones are left free.
+    rest = iter(want)
+    return [tuple(None if i in axes else next(rest) for i in range(in_avals[0].ndim))]
+
+
 for _p in (
     reduce_sum_p,
     reduce_prod_p,
@@ -581,3 +589,4 @@ for _p in (
     argmin_p,
 ):
     sharding_rules.sharding_rules[_p] = sharding_rules.reduction_rule
+    sharding_rules.backward_rules[_p] = _reduction_backward

@@ -183,6 +183,19 @@ def _broadcast_in_dim_sharding(specs, avals, *, shape, broadcast_dimensions, sha
 
 
 sharding_rules.sharding_rules[broadcast_in_dim_p] = _broadcast_in_dim_sharding
+
+
+def _broadcast_in_dim_backward(want, in_avals, out_aval, *, shape, broadcast_dimensions, **_):
+    # Operand dimension i is result dimension broadcast_dimensions[i] (unless it is a size-1
+    # dimension broadcast out).
+    (a,) = in_avals[:1]
+    spec = tuple(
+        want[d] if a.shape[i] == shape[d] else None for i, d in enumerate(broadcast_dimensions)
+    )
+    return [spec] + [None] * (len(in_avals) - 1)
+
+
+sharding_rules.backward_rules[broadcast_in_dim_p] = _broadcast_in_dim_backward
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
 
@@ -332,6 +345,10 @@ def _reshape_sharding_explicit(specs, avals, *, new_sizes, dimensions, sharding)
 
 
 sharding_rules.sharding_rules[reshape_p] = _reshape_sharding
+sharding_rules.backward_rules[reshape_p] = lambda want, in_avals, out_aval, **_: (
+    [sharding_rules.reshape_spec(want, out_aval.shape, in_avals[0].shape)[0]]
+    + [None] * (len(in_avals) - 1)
+)
 sharding_rules.explicit_rules[reshape_p] = _reshape_sharding_explicit
 deflinear(reshape_p, _reshape_transpose)
 
@@ -376,6 +393,9 @@ def _transpose_sharding(specs, avals, *, permutation):
 
 
 sharding_rules.sharding_rules[transpose_p] = _transpose_sharding
+sharding_rules.backward_rules[transpose_p] = lambda want, in_avals, out_aval, *, permutation: [
+    tuple(want[permutation.index(d)] for d in range(len(permutation)))
+]
 deflinear(
     transpose_p, lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))]
 )
@@ -420,6 +440,15 @@ def _squeeze_sharding(specs, avals, *, dimensions):
 
 
 sharding_rules.sharding_rules[squeeze_p] = _squeeze_sharding
+
+
+def _squeeze_backward(want, in_avals, out_aval, *, dimensions):
+    dims = {d % in_avals[0].ndim for d in dimensions}
+    rest = iter(want)
+    return [tuple(None if i in dims else next(rest) for i in range(in_avals[0].ndim))]
+
+
+sharding_rules.backward_rules[squeeze_p] = _squeeze_backward
 deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 
 
@@ -557,6 +586,7 @@ def _slice_sharding_explicit(specs, avals, *, start_indices, limit_indices, stri
 
 
 sharding_rules.sharding_rules[slice_p] = _slice_sharding
+sharding_rules.backward_rules[slice_p] = sharding_rules.backward_same
 sharding_rules.explicit_rules[slice_p] = _slice_sharding_explicit
 deflinear(slice_p, _slice_transpose)
 
@@ -705,6 +735,7 @@ def _pad_sharding_explicit(specs, avals, *, padding_config):
 
 
 sharding_rules.sharding_rules[pad_p] = _pad_sharding
+sharding_rules.backward_rules[pad_p] = sharding_rules.backward_same
 sharding_rules.explicit_rules[pad_p] = _pad_sharding_explicit
 deflinear(pad_p, _pad_transpose)
 
@@ -785,6 +816,7 @@ def _concatenate_sharding_explicit(specs, avals, **params):
 
 
 sharding_rules.sharding_rules[concatenate_p] = _concatenate_sharding
+sharding_rules.backward_rules[concatenate_p] = sharding_rules.backward_same
 sharding_rules.explicit_rules[concatenate_p] = _concatenate_sharding_explicit
 deflinear(concatenate_p, _concatenate_transpose)
 

@@ -99,8 +99,15 @@ def _uneven(x: Any, sharding: Sharding, who: str) -> Sharding:
     if mode == "raise" or not isinstance(x, core.Tracer):
         raise IndivisibleError(f"{who}: {uneven_message(sharding, shape, bad)}")
     spec = list(sharding.spec._normalized(len(shape)))
-    for i, _, _, _ in bad:
-        spec[i] = None
+    for i, d, _, axes in bad:
+        # As JAX under jit: the longest run of leading axes whose shards divide the size.
+        kept, n = [], 1
+        for a in axes:
+            if d % (n * sharding.mesh.shape[a]):
+                break
+            n *= sharding.mesh.shape[a]
+            kept.append(a)
+        spec[i] = kept[0] if len(kept) == 1 else tuple(kept) or None
     while spec and spec[-1] is None:
         spec.pop()
     dims = "; ".join(
@@ -110,9 +117,9 @@ def _uneven(x: Any, sharding: Sharding, who: str) -> Sharding:
     )
     warnings.warn(
         f"{who}: {sharding.spec} on a value of shape {shape} splits {dims}. Those dimensions "
-        f"are replicated instead (as JAX does under jit), giving {P(*spec)}. Use sizes that "
-        "divide, or spmd.config.update('spmd_uneven', 'pad') to keep the sharding with padded "
-        "shards ('raise' makes this an error).",
+        f"keep only the leading mesh axes that divide them (as JAX does under jit, silently), "
+        f"giving {P(*spec)}. Use sizes that divide, or spmd.config.update('spmd_uneven', "
+        "'pad') to keep the sharding with padded shards ('raise' makes this an error).",
         UnevenShardingWarning,
         stacklevel=4,
     )
