@@ -173,8 +173,9 @@ config.define(
     "spmd_uneven",
     os.environ.get("SPMD_UNEVEN", "warn"),
     _choice("warn", "raise", "pad"),
-    "A sharding constraint on a dimension its shards do not divide (JAX replicates it silently "
-    "under jit): 'warn' replicates that dimension with an UnevenShardingWarning, 'raise' raises "
+    "A sharding constraint on a dimension its shards do not divide (JAX silently keeps only the "
+    "leading mesh axes that divide it, under jit): 'warn' does the same with an "
+    "UnevenShardingWarning, 'raise' raises "
     "IndivisibleError, 'pad' keeps the sharding and lays each shard out padded to ceil(d/n) "
     "(device_put, in/out_shardings and constraints then accept uneven dimensions everywhere).",
 )
