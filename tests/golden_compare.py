@@ -72,3 +72,27 @@ def compare(expected: dict, tree: str, leaves: list, tol: dict | None) -> list[s
     for i, (e, a) in enumerate(zip(expected["leaves"], leaves, strict=True)):
         errs += compare_leaf(e, a, tol, f"leaf {i}")
     return errs
+
+
+def check_cases(cases: list, check) -> None:
+    """``check(*case)`` for every case, then one assertion naming each case that differed (a
+    sweep of thousands of cases runs in groups: as single tests, pytest itself would cost more
+    than the cases)."""
+    failed = []
+    for case in cases:
+        try:
+            check(*case)
+        except AssertionError as e:
+            failed.append(f"{case[0]}: {str(e).splitlines()[0] if str(e) else 'assert'}")
+    assert not failed, f"{len(failed)} of {len(cases)} cases differ:\n" + "\n".join(failed[:20])
+
+
+def known_failure_params(cases: list, known: dict) -> list:
+    """The cases listed in ``known`` (name -> reason) as strict xfail parameters."""
+    import pytest
+
+    return [
+        pytest.param(c, id=c[0], marks=pytest.mark.xfail(reason=known[c[0]], strict=True))
+        for c in cases
+        if c[0] in known
+    ]

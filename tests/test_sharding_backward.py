@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from golden_compare import check_cases, known_failure_params
 
 import spmd
 import spmd.numpy as jnp
@@ -71,28 +72,11 @@ for _c in gen.cases():
 
 @pytest.mark.parametrize("group", sorted(_GROUPS))
 def test_backward_shardings_match_jax(group):
-    failed = []
-    for case in _GROUPS[group]:
-        try:
-            _check(*case)
-        except AssertionError as e:
-            failed.append(f"{case[0]}: {str(e).splitlines()[0] if str(e) else 'assert'}")
-    assert not failed, f"{len(failed)} of {len(_GROUPS[group])} cases differ:\n" + "\n".join(
-        failed[:20]
-    )
+    check_cases(_GROUPS[group], _check)
 
 
 if KNOWN_FAILURES:
 
-    @pytest.mark.parametrize(
-        "case",
-        [
-            pytest.param(
-                c, id=c[0], marks=pytest.mark.xfail(reason=KNOWN_FAILURES[c[0]], strict=True)
-            )
-            for c in gen.cases()
-            if c[0] in KNOWN_FAILURES
-        ],
-    )
+    @pytest.mark.parametrize("case", known_failure_params(gen.cases(), KNOWN_FAILURES))
     def test_known_failures(case):
         _check(*case)
