@@ -111,3 +111,102 @@ if KNOWN_FAILURES:
     @pytest.mark.parametrize("case", known_failure_params(CASES, KNOWN_FAILURES))
     def test_known_failures(case):
         _check(*case)
+
+
+def test_a_wrong_golden_value_fails(monkeypatch):
+    case = next(c for c in CASES if c[0] == "auto:2x4:matmul:x,_|_,y")
+    assert GOLDEN[case[0]] == {"spec": ["x", "y"]}
+    _check(*case)
+    monkeypatch.setitem(GOLDEN, case[0], {"spec": ["y", "x"]})
+    with pytest.raises(AssertionError):
+        _check(*case)
+
+
+def test_sweep_covers_every_matmul_sharding_combination():
+    n = sum(1 for c in CASES if c[3] == "matmul" and c[2] == "auto" and c[1] == "2x4")
+    assert n == 11 * 11 and len(GOLDEN) == len(CASES)
+
+
+# --- backward from constraints (values from JAX 0.10 on a (2, 4) Auto mesh) -----------------
+
+
+def _constrained_programs(mesh):
+    def f1(x):  # the constrained value itself takes the constraint's sharding
+        y = jnp.sin(x) * 2
+        z = lax.with_sharding_constraint(y, NamedSharding(mesh, P("x", "y")))
+        return y, z, jnp.cos(x)
+
+    def f2(x):  # through a transpose
+        y = x.T + 1
+        return y, lax.with_sharding_constraint(y, NamedSharding(mesh, P("y")))
+
+    def f3(x):  # one elementwise step back: only where the forward sharding leaves room
+        y = jnp.sin(x)
+        return y, lax.with_sharding_constraint(y * 3, NamedSharding(mesh, P(None, "y")))
+
+    return {"f1": f1, "f2": f2, "f3": f3}
+
+
+BACKWARD_CASES = [
+    ((None, None), "f1", [("x", "y"), ("x", "y"), (None, None)]),
+    ((None, None), "f2", [("y",), ("y",)]),
+    ((None, None), "f3", [(None, "y"), (None, "y")]),
+    (("x", None), "f1", [("x", "y"), ("x", "y"), ("x", None)]),
+    (("x", None), "f2", [("y",), ("y",)]),
+    (("x", None), "f3", [("x", "y"), (None, "y")]),
+    ((None, "x"), "f1", [("x", "y"), ("x", "y"), (None, "x")]),
+    ((None, "x"), "f2", [("y",), ("y",)]),
+    ((None, "x"), "f3", [(None, "x"), (None, "y")]),
+    (("y", None), "f1", [("x", "y"), ("x", "y"), ("y", None)]),
+    (("y", None), "f2", [("y", None), ("y", None)]),
+    (("y", None), "f3", [("y", None), (None, "y")]),
+]
+
+
+@pytest.mark.parametrize("spec,prog,want", BACKWARD_CASES, ids=lambda v: str(v))
+def test_constraints_propagate_backward_as_in_jax(spec, prog, want):
+    mesh = _mesh("2x4", "auto")
+    x = spmd.device_put(jnp.arange(128.0).reshape(8, 16), NamedSharding(mesh, P(*spec)))
+    f = _constrained_programs(mesh)[prog]
+    outs = spmd.jit(f)(x)
+    assert [tuple(o.sharding.spec) for o in outs] == want
+    for o, r in zip(outs, f(jnp.arange(128.0).reshape(8, 16))):
+        np.testing.assert_array_equal(np.asarray(o), np.asarray(r))
+
+
+# Unplaced (NumPy) arguments: JAX lets the compiler choose their sharding, so a constraint pulls
+# it back onto the argument and on to its other uses (values from JAX 0.10, (2, 4) Auto mesh).
+UNPLACED_CASES = [
+    ("f1", [("x", "y"), ("x", "y"), ("x", "y")]),
+    ("f2", [("y",), ("y",)]),
+    ("f3", [(None, "y"), (None, "y")]),
+]
+
+
+@pytest.mark.parametrize("prog,want", UNPLACED_CASES, ids=lambda v: str(v))
+def test_constraints_propagate_back_onto_unplaced_arguments(prog, want):
+    mesh = _mesh("2x4", "auto")
+    x = np.arange(128.0, dtype=np.float32).reshape(8, 16)
+    outs = spmd.jit(_constrained_programs(mesh)[prog])(x)
+    assert [tuple(o.sharding.spec) for o in outs] == want
+
+
+def test_constraint_on_an_unplaced_argument_reaches_its_other_uses():
+    mesh = _mesh("2x4", "auto")
+    s = NamedSharding(mesh, P("x", "y"))
+    a, b = spmd.jit(lambda v: (lax.with_sharding_constraint(v, s), v * 2))(np.ones((8, 8)))
+    assert (tuple(a.sharding.spec), tuple(b.sharding.spec)) == (("x", "y"), ("x", "y"))
+
+
+def test_jit_results_are_spelled_as_jax_spells_them():
+    # Values from JAX 0.10 on an (8,) Auto mesh: a jit result placed like its argument reuses
+    # the argument's spelling; any other drops trailing unsharded dimensions.
+    mesh = spmd.make_mesh((8,), ("x",), axis_types=(AxisType.Auto,))
+    x = np.ones((8, 4), np.float32)
+    sm = spmd.shard_map(lambda a: lax.psum(a, "x"), mesh=mesh, in_specs=P("x"), out_specs=P(None))
+    assert sm(x).sharding.spec == P(None)
+    assert spmd.jit(sm)(x).sharding.spec == P()
+    y = spmd.device_put(x, NamedSharding(mesh, P("x", None)))
+    assert tuple(spmd.jit(lambda v: v * 2)(y).sharding.spec) == ("x", None)
+    c = NamedSharding(mesh, P("x", None))
+    assert tuple(spmd.jit(lambda v: lax.with_sharding_constraint(v, c))(x).sharding.spec) == ("x",)
