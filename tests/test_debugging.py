@@ -150,3 +150,59 @@ def test_callback_with_unbatched_argument_under_pmap():
 
     spmd.pmap(f, in_axes=(0, None))(jnp.arange(4.0), 5.0)
     assert seen == [(0.0, 5.0), (1.0, 5.0), (2.0, 5.0), (3.0, 5.0)] + [5.0] * 4
+
+
+# Per-device control flow: each device runs only its own branch and its own loop iterations,
+# so prints happen only there (sets of lines recorded from JAX 0.10 on the same programs;
+# devices run concurrently in JAX, so only the set of lines is compared).
+def _branchy_body(a):
+    lax = spmd.lax
+    i, j = lax.axis_index("x"), lax.axis_index("y")
+
+    def inner_t(v):
+        spmd.debug.print("inner true i={i} j={j}", i=i, j=j)
+        return v + 1
+
+    def t(v):
+        spmd.debug.print("outer true i={i} j={j}", i=i, j=j)
+        return lax.cond(j > 1, inner_t, lambda v: v, v)
+
+    def f(v):
+        def loop(c):
+            spmd.debug.print("loop i={i} j={j} c={c}", i=i, j=j, c=c)
+            return c + 1
+
+        return v + lax.while_loop(lambda c: c < j, loop, 0)
+
+    return lax.cond(i == 0, t, f, a)
+
+
+def test_prints_only_on_devices_that_run_the_branch_or_iteration(capsys):
+    from spmd.sharding import PartitionSpec as P
+
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    f = spmd.shard_map(_branchy_body, mesh=mesh, in_specs=P("x", "y"), out_specs=P("x", "y"))
+    want = {f"outer true i=0 j={j}" for j in range(4)}
+    want |= {"inner true i=0 j=2", "inner true i=0 j=3"}
+    want |= {f"loop i=1 j={j} c={c}" for j in range(4) for c in range(j)}
+    for run in (f, spmd.jit(f)):
+        out = run(jnp.zeros((2, 4), jnp.int32))
+        got = lines(capsys)
+        assert sorted(got) == sorted(want) and len(got) == len(want)
+        np.testing.assert_array_equal(np.asarray(out), [[0, 0, 1, 1], [0, 1, 2, 3]])
+
+
+def test_prints_only_where_taken_under_pmap_but_everywhere_under_vmap(capsys):
+    def body(a):
+        def t(v):
+            spmd.debug.print("true {v}", v=v)
+            return v
+
+        return spmd.lax.cond(a[0] > 1, t, lambda v: v, a)
+
+    x = jnp.arange(4.0).reshape(4, 1)
+    spmd.pmap(body)(x)
+    assert sorted(lines(capsys)) == ["true [2.]", "true [3.]"]
+    # vmap is not per device: like JAX, both branches run on the whole batch and print.
+    spmd.vmap(body)(x)
+    assert lines(capsys) == [f"true [{i}.]" for i in range(4)]

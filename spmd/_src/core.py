@@ -537,8 +537,11 @@ class ClosedJaxpr:
     __repr__ = __str__
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
-    """Interpret ``jaxpr`` by binding each equation's primitive under the current trace.
+def eval_jaxpr(
+    jaxpr: Jaxpr, consts: Sequence[Any], *args: Any, rebind: Callable | None = None
+) -> list[Any]:
+    """Interpret ``jaxpr`` by binding each equation's primitive under the current trace
+    (``rebind(eqn, operands)`` binds instead, where given).
 
     This is the reference interpreter (and how transformations see inside a jaxpr); ``jit``
     executes a compiled form instead.
@@ -557,7 +560,10 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
         env[v] = x
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
-        outs = eqn.primitive.bind(*ins, **eqn.params)
+        if rebind is None:
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+        else:
+            outs = rebind(eqn, ins)
         if not eqn.primitive.multiple_results:
             outs = [outs]
         for v, x in zip(eqn.outvars, outs, strict=True):

@@ -177,6 +177,11 @@ def convert_constvars_jaxpr(closed: ClosedJaxpr) -> tuple[Jaxpr, list[Any]]:
     return Jaxpr([], j.constvars + j.invars, j.outvars, j.eqns, j.debug_info), closed.consts
 
 
+def has_effects_in(jaxpr: Jaxpr) -> bool:
+    """Whether any equation of ``jaxpr`` (or of a jaxpr inside one) has effects."""
+    return any(has_effects(e) for e in jaxpr.eqns)
+
+
 def has_effects(eqn: JaxprEqn) -> bool:
     """An effectful primitive, or a call/control-flow/map whose body holds one."""
     if eqn.primitive.effectful:

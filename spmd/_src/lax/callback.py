@@ -20,8 +20,10 @@ x = [0 1 2]
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -72,21 +74,84 @@ class _Stacked:
 
 def debug_callback(callback: Callable[..., Any], *args: Any, name: str = "callback") -> None:
     """Call ``callback(*values)`` when the program runs (once per device inside maps)."""
-    debug_callback_p.bind(*args, callback=_Callback(callback, name), stacked=())
+    debug_callback_p.bind(*args, callback=_Callback(callback, name), stacked=(), masked=False)
 
 
-def _impl(*args, callback: _Callback, stacked: tuple):
-    # Every argument carries all the stacked dimensions in front (the rule broadcasts).
+# A per-device bool: whether the code being traced runs on this device (a device whose branch
+# of a cond is not taken, or whose while loop has stopped, does not). Set while the control-flow
+# batching rules re-trace a branch or body over device axes; callbacks bound meanwhile take it
+# as a leading operand and run only where it is True.
+_active: contextvars.ContextVar = contextvars.ContextVar("spmd_callback_active", default=None)
+
+
+@contextlib.contextmanager
+def effects_where(active: Any) -> Iterator[None]:
+    """Callbacks bound inside run only on the devices where ``active`` is True. (Masks that
+    callbacks already carry, from inner device axes, are combined with it when they are bound
+    again; an enclosing mask reaches a nested loop or branch through ``mask_rules``.)"""
+    token = _active.set(active)
+    try:
+        yield
+    finally:
+        _active.reset(token)
+
+
+# prim -> rule(active, operands, **params) -> results: bind a higher-order primitive whose
+# inner jaxprs hold callbacks so that they see the mask ``active`` (passed in as an extra
+# operand). Filled by the control-flow modules.
+mask_rules: dict[core.Primitive, Callable] = {}
+
+
+def rebind_masked(eqn: core.JaxprEqn, ins: list) -> Any:
+    """``core.eval_jaxpr``'s ``rebind`` under ``effects_where``: loops, branches and calls
+    holding callbacks pass the mask on to them."""
+    from spmd._src.interpreters import partial_eval as pe
+
+    rule = mask_rules.get(eqn.primitive)
+    active = _active.get()
+    if rule is not None and active is not None and pe.has_effects(eqn):
+        return rule(active, ins, **eqn.params)
+    return eqn.primitive.bind(*ins, **eqn.params)
+
+
+class _CallbackPrimitive(core.Primitive):
+    __slots__ = ()
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        active = _active.get()
+        if active is not None:
+            # The mask, like the arguments, carries the dimensions already stacked (inner
+            # device axes, over which this per-device value does not vary).
+            sizes = tuple(s.size for s in params["stacked"])
+            if sizes:
+                from spmd._src.lax.shape import broadcast_in_dim  # lazy: shape imports rules
+
+                active = broadcast_in_dim(active, sizes, ())
+            if params["masked"]:
+                from spmd._src.lax.elementwise import bitwise_and  # lazy: as above
+
+                args = (bitwise_and(active, args[0]), *args[1:])
+            else:
+                args, params = (active, *args), dict(params, masked=True)
+        return super().bind(*args, **params)
+
+
+def _impl(*args, callback: _Callback, stacked: tuple, masked: bool):
+    # Every argument carries all the stacked dimensions in front (the rule broadcasts); a mask
+    # (the first argument when ``masked``) says which of them run.
+    mask, args = (args[0], args[1:]) if masked else (None, args)
     for idx in itertools.product(*(range(s.size) for s in stacked)):
+        if mask is not None and not np.asarray(mask)[idx]:
+            continue
         callback.fn(*(np.asarray(a[idx]) if idx else a for a in args))
     return []
 
 
-def _abstract_eval(*avals, callback, stacked):
+def _abstract_eval(*avals, callback, stacked, masked):
     return []
 
 
-def _vmap_rule(axis_data, vals, dims, *, callback, stacked):
+def _vmap_rule(axis_data, vals, dims, *, callback, stacked, masked):
     from spmd._src.lax.rules import bdim_to
 
     name = axis_data.name
@@ -96,16 +161,21 @@ def _vmap_rule(axis_data, vals, dims, *, callback, stacked):
         k += 1
     moved = [bdim_to(v, d, k, axis_data.size) for v, d in zip(vals, dims)]
     here = _Stacked(name, axis_data.size, batching.names_bound_inside(axis_data))
-    debug_callback_p.bind(*moved, callback=callback, stacked=stacked[:k] + (here,) + stacked[k:])
+    new_stacked = stacked[:k] + (here,) + stacked[k:]
+    debug_callback_p.bind(*moved, callback=callback, stacked=new_stacked, masked=masked)
     return [], []
 
 
-debug_callback_p = core.Primitive("debug_callback", multiple_results=True, effectful=True)
+debug_callback_p = _CallbackPrimitive("debug_callback", multiple_results=True, effectful=True)
 debug_callback_p.def_impl(_impl)
 debug_callback_p.def_abstract_eval(_abstract_eval)
 batching.primitive_batchers[debug_callback_p] = _vmap_rule
 batching.per_device_primitives.add(debug_callback_p)
+# Printed as before masks existed: ``masked`` only where a mask is there.
+core.pp_param_rules[debug_callback_p] = lambda params: [
+    (k, v) for k, v in sorted(params.items()) if k != "masked" or v
+]
 # A callback has no outputs: nothing to differentiate, it just sees the primal values.
 ad.primitive_jvps[debug_callback_p] = lambda primals, tangents, out, **params: []
 
-__all__: list[str] = []
+__all__ = ["debug_callback", "effects_where", "mask_rules", "rebind_masked"]

@@ -30,8 +30,8 @@ from spmd._src.core import ClosedJaxpr, Jaxpr, ShapedArray, Var
 from spmd._src.interpreters import ad, batching
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import callback, rules
 from spmd._src.lax import elementwise as lax_ew
-from spmd._src.lax import rules
 
 # ---------------------------------------------------------------------------------------------
 # Tracing user functions
@@ -291,6 +291,22 @@ def cached(kind: str, closed: ClosedJaxpr, key: Any, make: Callable[[], Any]) ->
         if len(per) < 64:
             per[key] = hit
     return hit
+
+
+def masked_effects(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed`` with a leading bool input: the debug callbacks in it run only where that is
+    True (per device, once batched over device axes; see ``callback.effects_where``)."""
+
+    def make():
+        def fun(active, *args):
+            with callback.effects_where(active):
+                return core.eval_jaxpr(
+                    closed.jaxpr, closed.consts, *args, rebind=callback.rebind_masked
+                )
+
+        return pe.trace_to_jaxpr(fun, [ShapedArray((), np.dtype(bool))] + list(closed.in_avals))
+
+    return cached("masked_effects", closed, (), make)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ from spmd._src.core import ClosedJaxpr, JaxprEqn, Var
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import callback, rules
 from spmd._src.lax import elementwise as lax_ew
-from spmd._src.lax import rules
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
 
@@ -253,7 +253,16 @@ def _cond_batch_rule(axis_data, vals, dims, *, branches):
         index = rules.moveaxis(index, index_dim, 0)
         ops = [rules.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
         outs = []
-        for b in branches:
+        for i, b in enumerate(branches):
+            if axis_data.per_device and pe.has_effects_in(b.jaxpr):
+                # Over devices each runs only its own branch: callbacks in this one run only
+                # on the devices that take it.
+                bj = common.batch_jaxpr_at0(
+                    common.masked_effects(b), axis_data, [True] * (n_in + 1), [True] * n_out
+                )
+                taken = lax_ew.eq(index, np.asarray(i, index.dtype))
+                outs.append(core.eval_jaxpr(bj.jaxpr, bj.consts, taken, *ops))
+                continue
             bj = common.batch_jaxpr_at0(b, axis_data, [True] * n_in, [True] * n_out)
             outs.append(core.eval_jaxpr(bj.jaxpr, bj.consts, *ops))
         out = [
@@ -372,10 +381,18 @@ def _cond_transpose(cts, index, *ops, branches):
     return [None] + [next(out) if lin else None for lin in linear]
 
 
+def _cond_mask(active, ins, *, branches):
+    # Every branch takes the mask first (its callbacks run only where it is True).
+    index, *ops = ins
+    masked = tuple(common.masked_effects(b) for b in branches)
+    return cond_p.bind(index, active, *ops, branches=masked)
+
+
 cond_p = core.Primitive("cond", multiple_results=True)
 cond_p.def_impl(_cond_impl)
 cond_p.def_abstract_eval(_cond_abstract_eval)
 batching.primitive_batchers[cond_p] = _cond_batch_rule
+callback.mask_rules[cond_p] = _cond_mask
 ad.primitive_joint_jvps[cond_p] = _cond_jvp
 pe.partial_eval_rules[cond_p] = _cond_partial_eval
 ad.primitive_transposes[cond_p] = _cond_transpose

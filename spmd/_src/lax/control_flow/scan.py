@@ -26,7 +26,7 @@ from spmd._src.errors import ConcretizationTypeError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
-from spmd._src.lax import rules
+from spmd._src.lax import callback, rules
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
 
@@ -610,6 +610,12 @@ def _scan_dce(used_outputs, eqn):
     return keep_in, core.JaxprEqn(invars, outvars, scan_p, params)
 
 
+def _scan_mask(active, ins, *, jaxpr, num_consts, **params):
+    # The mask joins the body's consts (its callbacks run only where it is True).
+    masked = common.masked_effects(jaxpr)
+    return scan_p.bind(active, *ins, jaxpr=masked, num_consts=num_consts + 1, **params)
+
+
 scan_p = core.Primitive("scan", multiple_results=True)
 scan_p.def_impl(_scan_impl)
 scan_p.def_abstract_eval(_scan_abstract_eval)
@@ -617,6 +623,7 @@ batching.primitive_batchers[scan_p] = _scan_batch_rule
 ad.primitive_joint_jvps[scan_p] = _scan_jvp
 pe.partial_eval_rules[scan_p] = _scan_partial_eval
 pe.dce_rules[scan_p] = _scan_dce
+callback.mask_rules[scan_p] = _scan_mask
 ad.primitive_transposes[scan_p] = _scan_transpose
 
 

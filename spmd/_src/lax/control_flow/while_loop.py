@@ -24,6 +24,7 @@ from spmd._src.errors import ConcretizationTypeError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import callback
 from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
@@ -164,7 +165,15 @@ def _while_batch_rule(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nco
     # A batched predicate: loop while any example goes on; those that stopped keep their
     # carry (the body's result is selected per example).
     cond_b = common.batch_jaxpr_at0(cond_jaxpr, axis_data, cc_b + carry_b, [True])
-    body_bj = common.batch_jaxpr_at0(body_jaxpr, axis_data, bc_b + carry_b, carry_b)
+    # Over devices each stops at its own iteration: callbacks in the body run only on the
+    # devices still looping.
+    masked = axis_data.per_device and pe.has_effects_in(body_jaxpr.jaxpr)
+    if masked:
+        body_bj = common.batch_jaxpr_at0(
+            common.masked_effects(body_jaxpr), axis_data, [True] + bc_b + carry_b, carry_b
+        )
+    else:
+        body_bj = common.batch_jaxpr_at0(body_jaxpr, axis_data, bc_b + carry_b, carry_b)
     cc_avals = [core.get_aval(x) for x in cc]
     bc_avals = [core.get_aval(x) for x in bc]
     carry_avals = [core.get_aval(x) for x in carry]
@@ -178,7 +187,8 @@ def _while_batch_rule(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nco
         b_consts = args[cond_nconsts : cond_nconsts + body_nconsts]
         old = args[cond_nconsts + body_nconsts :]
         (pred,) = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *c_consts, *old)
-        new = core.eval_jaxpr(body_bj.jaxpr, body_bj.consts, *b_consts, *old)
+        active = [pred] if masked else []
+        new = core.eval_jaxpr(body_bj.jaxpr, body_bj.consts, *active, *b_consts, *old)
         return [lax_ew.select_n(_bcast_pred(pred, np.shape(o)), o, x) for o, x in zip(old, new)]
 
     new_cond = pe.trace_to_jaxpr(any_cond, cc_avals + carry_avals)
@@ -307,10 +317,25 @@ def _while_transpose(cts, *args, **params):
     )
 
 
+def _while_mask(active, ins, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    # The mask joins the body's consts (the body's callbacks run only where it is True).
+    cc, rest = ins[:cond_nconsts], ins[cond_nconsts:]
+    return while_p.bind(
+        *cc,
+        active,
+        *rest,
+        cond_jaxpr=cond_jaxpr,
+        body_jaxpr=common.masked_effects(body_jaxpr),
+        cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts + 1,
+    )
+
+
 while_p = core.Primitive("while", multiple_results=True)
 while_p.def_impl(_while_impl)
 while_p.def_abstract_eval(_while_abstract_eval)
 batching.primitive_batchers[while_p] = _while_batch_rule
+callback.mask_rules[while_p] = _while_mask
 ad.primitive_joint_jvps[while_p] = _while_jvp
 pe.partial_eval_rules[while_p] = _while_partial_eval
 ad.primitive_transposes[while_p] = _while_transpose
