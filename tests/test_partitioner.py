@@ -323,14 +323,22 @@ def test_broadcast_operands_keep_size_one_dims_whole():
 
 
 def test_debug_callback_runs_once_when_partitioning_is_asked(always):
-    # A side effect of the global program is not partitioned into one per device.
+    # A side effect of the global program is not partitioned into one per device: the body
+    # gathers its operands and runs it on the first device only.
     mesh = spmd.make_mesh((2, 4), ("x", "y"))
-    a = spmd.device_put(np.ones((8, 8), np.float32), NamedSharding(mesh, P("x", "y")))
+    data = np.arange(64.0, dtype=np.float32).reshape(8, 8)
+    a = spmd.device_put(data, NamedSharding(mesh, P("x", "y")))
     calls = []
 
     def f(v):
-        spmd.debug.callback(lambda s: calls.append(float(s)), v.sum())
+        spmd.debug.callback(lambda s, w: calls.append((float(s), np.asarray(w))), v.sum(), v)
         return v * 2
 
-    spmd.jit(f)(a)
-    assert calls == [64.0]
+    out = spmd.jit(f)(a)
+    assert len(calls) == 1 and calls[0][0] == data.sum()
+    np.testing.assert_array_equal(calls[0][1], data)
+    np.testing.assert_array_equal(np.asarray(out), data * 2)
+    part = spmd.jit(f).lower(a).partitioned
+    assert part is not None
+    text = spmd.jit(f).lower(a).as_text()
+    assert "debug_callback sees the global values, once" in text and "masked=True" in text

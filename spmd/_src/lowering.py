@@ -41,7 +41,8 @@ from spmd._src.interpreters.partitioner import (
     is_elementwise,
     to_spec,
 )
-from spmd._src.lax import parallel
+from spmd._src.lax import callback, parallel
+from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax.indexing.slicing import dynamic_slice_in_dim
 from spmd._src.sharding import NamedSharding, P
 
@@ -77,6 +78,16 @@ class _Emitter(Collectives):
     def slice(self, x, axes, dim, block):
         idx = parallel.axis_index(tuple(axes))
         return dynamic_slice_in_dim(x, idx * block, block, axis=dim)
+
+    def once(self, fn, axes):
+        first = None
+        for a in axes:
+            at0 = lax_ew.eq(parallel.axis_index(a), np.int32(0))
+            first = at0 if first is None else lax_ew.bitwise_and(first, at0)
+        if first is None:
+            return fn()
+        with callback.effects_where(first):
+            return fn()
 
     def mark(self, x, reason) -> None:
         var = getattr(x, "_var", None)

@@ -128,6 +128,10 @@ class Collectives:
     def all_gather(self, x, axes, dim): ...
     def all_to_all(self, x, axes, split_dim, concat_dim): ...
     def slice(self, x, axes, dim, block): ...
+    def once(self, fn, axes):
+        """``fn()``, its effects (a debug callback) happening on the first device of ``axes``
+        only."""
+
     def mark(self, x, reason: Reason) -> None: ...
 
 
@@ -282,12 +286,20 @@ class Partitioner:
                 consts_i = _call_consts(eqn)
                 outs, out_sts = self.run(inner, consts_i, vals, sts, path=f"{path}{i}/")
             elif batching.runs_per_device(eqn.primitive, eqn.params):
-                # A debug callback in the global program happens once; in an SPMD body it would
-                # happen on every device.
-                raise NotPartitionable(
-                    f"eqn {ctx.path} ({eqn.primitive.name}) has a side effect that happens once "
-                    "in the global program"
+                # A debug callback of the global program happens once, on global values: its
+                # operands are gathered, and it runs on the first device only.
+                why = f"{eqn.primitive.name} sees the global values, once"
+                vals = [
+                    self.reshard(v, s, ((),) * a.aval.ndim, ctx, f"operand {k}", why)
+                    if s.spec != ((),) * a.aval.ndim or s.partial
+                    else v
+                    for k, (v, s, a) in enumerate(zip(vals, sts, eqn.invars))
+                ]
+                outs = self.emit.once(
+                    lambda vs=vals, e=eqn: e.primitive.bind(*vs, **e.params),
+                    tuple(self.mesh.axis_names),
                 )
+                out_sts = [State(((),) * v.aval.ndim) for v in eqn.outvars]
             else:
                 rule = partition_rules.get(eqn.primitive.name) or _rule_for(eqn.primitive)
                 outs, out_sts = rule(self, ctx, vals, sts, dict(eqn.params))
