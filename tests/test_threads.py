@@ -97,3 +97,31 @@ def test_large_reduction_splits_by_default():
 def test_config_validates_thread_count():
     with pytest.raises(ValueError):
         spmd.config.update("spmd_cpu_threads", -1)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_makes_its_own_threads(small_split):
+    import os
+
+    x = jnp.asarray(np.arange(64.0 * 4, dtype=np.float32).reshape(64, 4))
+    spmd.config.update("spmd_cpu_threads", 2)
+    want = np.asarray(jnp.sum(x, axis=0))  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:  # the child: a reduction must not wait on the parent's (absent) threads
+        ok = np.array_equal(np.asarray(jnp.sum(x, axis=0)), want)
+        os._exit(0 if ok else 1)
+    # A child stuck on the parent's threads would hang: wait for it 30 s at most.
+    import signal
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child's reduction hung")
+        time.sleep(0.01)
+    assert os.WEXITSTATUS(status) == 0

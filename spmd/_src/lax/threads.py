@@ -37,6 +37,7 @@ _BLOCKS = 8
 
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
+_pool_pid = 0  # a forked child has the pool object but none of its threads: it makes its own
 
 
 def cpu_count() -> int:
@@ -57,7 +58,9 @@ def _run_split(fn: Callable, count: int) -> list:
     n = min(_threads(), count)
     if n < 2:
         return [fn(i) for i in range(count)]
-    global _pool, _pool_size
+    global _pool, _pool_size, _pool_pid
+    if _pool_pid != os.getpid():
+        _pool, _pool_size, _pool_pid = None, 0, os.getpid()
     if _pool_size < n - 1:
         if _pool is not None:
             _pool.shutdown(wait=False)  # its idle threads exit; the larger pool replaces it
