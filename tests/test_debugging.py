@@ -206,3 +206,22 @@ def test_prints_only_where_taken_under_pmap_but_everywhere_under_vmap(capsys):
     # vmap is not per device: like JAX, both branches run on the whole batch and print.
     spmd.vmap(body)(x)
     assert lines(capsys) == [f"true [{i}.]" for i in range(4)]
+
+
+def test_prints_in_a_jitted_helper_follow_the_branch(capsys):
+    from spmd.sharding import PartitionSpec as P
+
+    @spmd.jit
+    def helper(v, i):
+        spmd.debug.print("helper i={i}", i=i)
+        return v * 2
+
+    def body(a):
+        i = spmd.lax.axis_index("x")
+        return spmd.lax.cond(i % 2 == 0, lambda v: helper(v, i), lambda v: v, a)
+
+    mesh = spmd.make_mesh((4,), ("x",), devices=spmd.devices()[:4])
+    f = spmd.jit(spmd.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x")))
+    out = f(jnp.arange(4.0))
+    assert lines(capsys) == ["helper i=0", "helper i=2"]
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 1.0, 4.0, 3.0])

@@ -24,6 +24,7 @@ from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
 from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
+from spmd._src.lax import callback
 
 # ---------------------------------------------------------------------------------------------
 # Eager
@@ -436,10 +437,18 @@ def _jit_dce(used_outputs, eqn):
     return used_in, core.JaxprEqn(invars, outvars, jit_p, params)
 
 
+def _jit_mask(active, ins, *, jaxpr: ClosedJaxpr, name: str, **params):
+    # Callbacks in a call under a per-device mask see it (passed in as the first operand).
+    from spmd._src.lax.control_flow import common  # lazy: control flow imports dispatch
+
+    return jit_p.bind(active, *ins, jaxpr=common.masked_effects(jaxpr), name=name, **params)
+
+
 jit_p.def_impl(_jit_impl)
 ad.primitive_transposes[jit_p] = _jit_transpose
 pe.partial_eval_rules[jit_p] = _jit_partial_eval
 pe.dce_rules[jit_p] = _jit_dce
+callback.mask_rules[jit_p] = _jit_mask
 core.pp_alias_primitives.add(jit_p)
 batching.primitive_batchers[jit_p] = _jit_batch_rule
 sharding_rules.call_jaxprs[jit_p] = lambda eqn: eqn.params["jaxpr"].jaxpr
