@@ -12,7 +12,8 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 SHARDING_TESTS = ["test_sharding.py", "test_jit_shardings.py", "test_seed_004.py",
                   "test_shard_map.py", "test_seed_programs.py",
-                  "test_sharding_propagation.py", "test_sharding_backward.py"]  # fmt: skip
+                  "test_sharding_propagation.py", "test_sharding_backward.py",
+                  "test_debugging.py"]  # fmt: skip
 
 
 def test_sharding_tests_pass_with_every_jit_partitioned():

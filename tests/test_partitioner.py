@@ -21,7 +21,7 @@ import pytest
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
-from spmd._src.interpreters.partitioner import NotPartitionable, Reason
+from spmd._src.interpreters.partitioner import Reason
 from spmd._src.sharding import equivalent
 from spmd.sharding import NamedSharding
 from spmd.sharding import PartitionSpec as P
@@ -237,23 +237,56 @@ def test_no_rule_gathers_and_says_why():
     assert "# all_gather over ('x',)" in lo.as_text()
 
 
-def test_indivisible_dims_are_not_partitioned():
-    # With spmd_uneven='pad', a constraint may split 10 elements over 8 devices: the
-    # partitioner does not pad, so the program is shown and run unpartitioned.
-    mesh = spmd.make_mesh((8,), ("x",))
-    c = NamedSharding(mesh, P("x"))
-    jf = spmd.jit(lambda v: lax.with_sharding_constraint(v * 2, c))
+def test_debug_callback_in_a_global_branch_runs_once(always):
+    # A cond of the global program holding a print: its operands are gathered and the print,
+    # reached through the cond's mask rule, happens on the first device only.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    a = spmd.device_put(np.arange(8.0), NamedSharding(mesh, P(("x", "y"))))
+    calls = []
+
+    def f(v):
+        def yes(w):
+            spmd.debug.callback(lambda s: calls.append(float(s)), w.sum())
+            return w * 2
+
+        return spmd.lax.cond(v.sum() > 0, yes, lambda w: w, v)
+
+    jf = spmd.jit(f)
+    out = jf(a)
+    assert calls == [28.0]
+    np.testing.assert_array_equal(np.asarray(out), np.arange(8.0) * 2)
+    assert jf.lower(a).partitioned is not None
+
+
+def test_indivisible_dims_are_split_as_far_as_they_divide():
+    # With spmd_uneven='pad', placements may split 10 elements over 8 devices. The Arrays keep
+    # that (padded) layout; the partitioned body splits each dimension only over the leading
+    # mesh axes that divide it, so the program still runs partitioned.
     before = spmd.config.spmd_uneven
     spmd.config.update("spmd_uneven", "pad")
     try:
+        m8 = spmd.make_mesh((8,), ("x",))
+        c = NamedSharding(m8, P("x"))
+        jf = spmd.jit(lambda v: lax.with_sharding_constraint(v * 2, c))
         lo = jf.lower(jnp.arange(10.0))
-        with pytest.raises(NotPartitionable, match="size 10 per device does not divide"):
-            _ = lo.partitioned
-        assert lo.as_text().startswith("# not partitioned: partitioner: eqn 1")
-        assert lo.compile().cost_analysis() == {}
+        assert lo.partitioned is not None and lo.partitioned.out_specs == (P(),)
+        assert "not partitioned" not in lo.as_text()
+        m24 = spmd.make_mesh((2, 4), ("x", "y"))
+        c2 = NamedSharding(m24, P(("x", "y")))
+        jg = spmd.jit(lambda v: lax.with_sharding_constraint(v + 1, c2) * 3)
+        part = jg.lower(jnp.arange(4.0)).partitioned
+        assert part.out_specs == (P("x"),)
+        assert (
+            "split as far as the dimensions divide: P('x',)" in jg.lower(jnp.arange(4.0)).as_text()
+        )
         spmd.config.update("spmd_partition", "always")
         out = jf(jnp.arange(10.0))
         assert out.sharding == c and out.tolist() == [2.0 * i for i in range(10)]
+        assert jg(jnp.arange(4.0)).tolist() == [3.0, 6.0, 9.0, 12.0]
+        x = spmd.device_put(jnp.arange(6.0), c)  # uneven input, padded layout
+        y = spmd.jit(lambda a: a + 1, out_shardings=c)(x)
+        assert y.sharding == c and y.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+        assert float(spmd.jit(lambda a: (a * 3).sum())(x)) == 45.0
     finally:
         spmd.config.update("spmd_uneven", before)
         spmd.config.update("spmd_partition", "auto")
@@ -341,4 +374,5 @@ def test_debug_callback_runs_once_when_partitioning_is_asked(always):
     part = spmd.jit(f).lower(a).partitioned
     assert part is not None
     text = spmd.jit(f).lower(a).as_text()
-    assert "debug_callback sees the global values, once" in text and "masked=True" in text
+    assert "has a debug callback: it sees the global values, once" in text
+    assert "masked=True" in text

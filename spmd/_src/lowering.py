@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import dispatch
+from spmd._src import core, dispatch
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, PPContext, ShapedArray
@@ -37,6 +37,7 @@ from spmd._src.interpreters.partitioner import (
     NotPartitionable,
     Partitioner,
     State,
+    fit_spec,
     from_spec,
     is_elementwise,
     to_spec,
@@ -79,15 +80,20 @@ class _Emitter(Collectives):
         idx = parallel.axis_index(tuple(axes))
         return dynamic_slice_in_dim(x, idx * block, block, axis=dim)
 
-    def once(self, fn, axes):
+    def once(self, eqn, vals, axes):
+        if eqn.primitive not in callback.mask_rules and core._jaxprs_in_params(eqn.params):
+            raise NotPartitionable(
+                f"{eqn.primitive.name} holds a debug callback that spmd cannot confine to one "
+                "device"
+            )
         first = None
         for a in axes:
             at0 = lax_ew.eq(parallel.axis_index(a), np.int32(0))
             first = at0 if first is None else lax_ew.bitwise_and(first, at0)
         if first is None:
-            return fn()
+            return eqn.primitive.bind(*vals, **eqn.params)
         with callback.effects_where(first):
-            return fn()
+            return callback.rebind_masked(eqn, vals)
 
     def mark(self, x, reason) -> None:
         var = getattr(x, "_var", None)
@@ -231,6 +237,10 @@ def partition(closed: ClosedJaxpr, mesh, in_specs, out_specs=None, name: str = "
         out_specs = [o.spec if isinstance(o, NamedSharding) else P() for o in outs]
     out_specs = [P() if s is None else s for s in out_specs]
     sizes = dict(mesh.shape)
+    # Uneven placements (spmd_uneven='pad') are split in the body only as far as each
+    # dimension divides; the padded layout stays with the Arrays outside.
+    in_specs = [_fitted(s, v.aval, sizes) for s, v in zip(in_specs, jaxpr.invars)]
+    out_specs = [_fitted(s, v.aval, sizes) for s, v in zip(out_specs, jaxpr.outvars)]
     pd_avals = []
     for v, s in zip(jaxpr.invars, in_specs):
         a = v.aval
@@ -268,6 +278,12 @@ def partition(closed: ClosedJaxpr, mesh, in_specs, out_specs=None, name: str = "
     return Partitioned(
         body_closed, consts, mesh, in_specs, out_specs, part.reasons, emit.marks, name
     )
+
+
+def _fitted(spec, aval, sizes) -> P:
+    sp = from_spec(spec, aval.ndim)
+    fit = fit_spec(sp, aval.shape, sizes)
+    return spec if fit == sp else to_spec(fit)
 
 
 class _OutCtx:

@@ -16,7 +16,13 @@ import math
 from typing import Any
 
 from spmd._src import core
-from spmd._src.interpreters.partitioner import NotPartitionable, State, from_spec, partition_rules
+from spmd._src.interpreters.partitioner import (
+    NotPartitionable,
+    State,
+    from_spec,
+    partition_rules,
+    to_spec,
+)
 from spmd._src.sharding import NamedSharding
 
 __all__ = ["default", "elementwise"]
@@ -327,8 +333,15 @@ def _sharding_constraint(p, ctx, vals, sts, params):
         target = from_spec(s.spec, ndim)
     else:
         target = st.spec
+    why = f"sharding_constraint asks for {s.spec}"
+    fitted = p.fit(target, ctx.eqn.invars[0].aval.shape)
+    if fitted != target:
+        # spmd_uneven='pad' keeps an indivisible constraint: the padding is the layout's
+        # business; the body splits the dimension as far as it divides.
+        why += f", split as far as the dimensions divide: {to_spec(fitted)}"
+        target = fitted
     if target != st.spec or st.partial:
-        x = p.reshard(x, st, target, ctx, "operand 0", f"sharding_constraint asks for {s.spec}")
+        x = p.reshard(x, st, target, ctx, "operand 0", why)
     # The constraint itself is the identity on values: nothing is bound.
     return [x], [State(target)]
 

@@ -49,6 +49,7 @@ __all__ = [
     "Partitioner",
     "Reason",
     "State",
+    "fit_spec",
     "from_spec",
     "is_elementwise",
     "partition_rules",
@@ -128,9 +129,9 @@ class Collectives:
     def all_gather(self, x, axes, dim): ...
     def all_to_all(self, x, axes, split_dim, concat_dim): ...
     def slice(self, x, axes, dim, block): ...
-    def once(self, fn, axes):
-        """``fn()``, its effects (a debug callback) happening on the first device of ``axes``
-        only."""
+    def once(self, eqn, vals, axes):
+        """Bind ``eqn`` on ``vals`` so that its debug callbacks (its own, or those in the
+        loops and branches it holds) run on the first device of ``axes`` only."""
 
     def mark(self, x, reason: Reason) -> None: ...
 
@@ -172,6 +173,12 @@ class Partitioner:
 
     def size(self, axes: Sequence[str]) -> int:
         return math.prod(self.sizes[a] for a in axes)
+
+    def fit(self, spec: Spec, shape: Sequence[int]) -> Spec:
+        """``spec`` with each dimension split only over the leading mesh axes whose shards
+        divide its (global) size: a dimension that does not divide (``spmd_uneven='pad'``
+        lays such shards out padded) is computed split as far as it divides."""
+        return fit_spec(spec, shape, self.sizes)
 
     def _note(self, x, ctx, operand, dim, axes, collective, why):
         r = Reason(ctx.path, ctx.prim, operand, dim, axes, collective, why)
@@ -285,20 +292,23 @@ class Partitioner:
             if inner is not None:
                 consts_i = _call_consts(eqn)
                 outs, out_sts = self.run(inner, consts_i, vals, sts, path=f"{path}{i}/")
-            elif batching.runs_per_device(eqn.primitive, eqn.params):
-                # A debug callback of the global program happens once, on global values: its
-                # operands are gathered, and it runs on the first device only.
-                why = f"{eqn.primitive.name} sees the global values, once"
+            elif eqn.primitive.name != "shard_map" and batching.runs_per_device(
+                eqn.primitive, eqn.params
+            ):
+                # A debug callback of the global program (or a loop or branch holding one)
+                # happens once, on global values: the operands are gathered, and the callbacks
+                # run on the first device only. (A shard_map's callbacks are per-device code
+                # already: its own rule inlines its body.)
+                why = f"{eqn.primitive.name} has a debug callback: it sees the global values, once"
                 vals = [
                     self.reshard(v, s, ((),) * a.aval.ndim, ctx, f"operand {k}", why)
                     if s.spec != ((),) * a.aval.ndim or s.partial
                     else v
                     for k, (v, s, a) in enumerate(zip(vals, sts, eqn.invars))
                 ]
-                outs = self.emit.once(
-                    lambda vs=vals, e=eqn: e.primitive.bind(*vs, **e.params),
-                    tuple(self.mesh.axis_names),
-                )
+                outs = self.emit.once(eqn, vals, tuple(self.mesh.axis_names))
+                if not eqn.primitive.multiple_results:
+                    outs = [outs]
                 out_sts = [State(((),) * v.aval.ndim) for v in eqn.outvars]
             else:
                 rule = partition_rules.get(eqn.primitive.name) or _rule_for(eqn.primitive)
@@ -331,6 +341,21 @@ class Partitioner:
 
 
 _GENERIC = (sr.elementwise_rule, sr.unary_rule, sr.reduction_rule, sr.replicated_rule)
+
+
+def fit_spec(spec: Spec, shape: Sequence[int], sizes: dict) -> Spec:
+    """Per dimension, the longest run of leading axes of ``spec`` whose shards divide the
+    dimension's size (see ``Partitioner.fit``)."""
+    out = []
+    for e, d in zip(spec, shape):
+        kept, n = [], 1
+        for a in e:
+            if d % (n * sizes[a]):
+                break
+            n *= sizes[a]
+            kept.append(a)
+        out.append(tuple(kept))
+    return tuple(out)
 
 
 def _entry(e: tuple) -> str:
