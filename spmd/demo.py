@@ -247,8 +247,25 @@ def collectives() -> None:
     )
 
 
-# The tour, in order. Sections still to come go at the end: the partitioner's inserted
-# collectives (jit(...).lower().as_text()) and multi-process runs.
+def automatic_parallelism() -> None:
+    """Automatic parallelism: jit places results and inserts collectives"""
+    session(
+        """
+        mesh = jax.make_mesh((2, 4), ("x", "y"))
+        x = jax.device_put(jnp.ones((8, 16)), jax.NamedSharding(mesh, jax.P("x", "y")))
+        w = jax.device_put(jnp.ones((16, 4)), jax.NamedSharding(mesh, jax.P("y", None)))
+        layer = jax.jit(lambda x, w: jax.nn.relu(x @ w))
+        # The contraction is split over 'y' on both sides: the result is sharded like x's rows,
+        layer(x, w).sharding.spec
+        # and the partitioned program sums the partial products, saying why.
+        print(layer.lower(x, w).as_text())
+        layer.lower(x, w).compile().cost_analysis()
+        """,
+        _namespace(),
+    )
+
+
+# The tour, in order. Multi-process runs are still to come, at the end.
 SECTIONS: list[Callable[[], None]] = [
     arrays,
     type_promotion,
@@ -259,6 +276,7 @@ SECTIONS: list[Callable[[], None]] = [
     vmap_and_grad,
     sharded_arrays,
     collectives,
+    automatic_parallelism,
 ]
 
 

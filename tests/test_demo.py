@@ -67,6 +67,11 @@ EXPECTED_LINES = [
     ">>> jax.grad(loss)(w, xs[0], ys[0])\nArray([1., 2., 3.], dtype=float32)",
     ">>> per_example(w, xs, ys)\nArray([[ 1.,  2.,  3.],\n       [ 8., 10., 12.]], dtype=float32)",
     "Array([[4., 1.],\n       [2., 5.]], dtype=float32)",
+    # automatic parallelism: JAX's result sharding, and the inserted psum with its reason
+    ">>> layer(x, w).sharding.spec\nP('x',)",
+    "# psum over ('y',): eqn 1/0/0 (max) operand 0: max is elementwise",
+    "d:f32[4,4] = psum[axes=('y',) axis_index_groups=None] c",
+    "'bytes moved psum': 96.0",
 ]
 
 

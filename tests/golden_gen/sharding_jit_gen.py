@@ -194,6 +194,26 @@ NESTED = {
 }
 
 
+def _doubled_custom_vjp(ns):
+    @ns.jax.custom_vjp
+    def f(a):
+        return a * 2
+
+    f.defvjp(lambda a: (a * 2, None), lambda _, g: (g * 2,))
+    return f
+
+
+# Functions JAX writes as custom_jvp/custom_vjp calls or checkpoints (Auto axes only): the
+# result sharding is the one of their primal program.
+CALLS = {
+    "nn_relu": (lambda ns: lambda x: ns.jax.nn.relu(x * 2), [S]),
+    "nn_softplus": (lambda ns: lambda x: ns.jax.nn.softplus(x), [S]),
+    "nn_softmax_rows": (lambda ns: lambda x: ns.jax.nn.softmax(x, axis=-1), [S]),
+    "checkpoint": (lambda ns: ns.jax.checkpoint(lambda x: ns.jnp.sin(x) * 2), [S]),
+    "custom_vjp": (lambda ns: _doubled_custom_vjp(ns), [S]),
+}
+
+
 def _last2(ns):
     names = ns.mesh.axis_names
     return (names[-1], names[0]) if len(names) == 2 else (None, names[0])
@@ -213,7 +233,7 @@ MATMUL = {
     ),
 }
 
-PROGRAMS = {**UNARY, **BINARY, **MATMUL, **MORE, **NESTED}
+PROGRAMS = {**UNARY, **BINARY, **MATMUL, **MORE, **NESTED, **CALLS}
 
 
 def cases():
@@ -230,7 +250,7 @@ def cases():
         for prog in BINARY:
             for specs in itertools.product(specs_for(2, names), repeat=2):
                 out.append((f"auto:{mk}:{prog}:{_key(specs)}", mk, "auto", prog, list(specs)))
-        for prog in (*MORE, *NESTED):
+        for prog in (*MORE, *NESTED, *CALLS):
             for spec in specs_for(2, names):
                 out.append((f"auto:{mk}:{prog}:{_key([spec])}", mk, "auto", prog, [spec]))
     # Explicit axes: the sharding-in-types rules, including the errors they raise.

@@ -21,7 +21,7 @@ from spmd._src.custom_derivatives.common import (
     _split_nondiff,
     _trace_closed,
 )
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_elem
@@ -357,6 +357,8 @@ ad.primitive_joint_jvps[remat_p] = _remat_jvp
 pe.partial_eval_rules[remat_p] = _remat_partial_eval
 ad.primitive_transposes[remat_p] = _remat_transpose
 dispatch.compile_rules[remat_p] = _remat_compile
+# Sharding propagation and the partitioner look through the call to the primal program.
+sharding_rules.call_jaxprs[remat_p] = lambda eqn: eqn.params["jaxpr"].jaxpr
 core.pp_param_rules[remat_p] = _remat_pp
 
 

@@ -29,7 +29,7 @@ from spmd._src.custom_derivatives.common import (
     _trace_primal,
     _unbatched_aval,
 )
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import rules as lax_rules
@@ -391,6 +391,8 @@ custom_vjp_call_p.def_abstract_eval(_jaxpr_abstract_eval)
 batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
 ad.primitive_joint_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 dispatch.compile_rules[custom_vjp_call_p] = _jaxpr_compile
+# Sharding propagation and the partitioner look through the call to the primal program.
+sharding_rules.call_jaxprs[custom_vjp_call_p] = lambda eqn: eqn.params["call_jaxpr"].jaxpr
 core.pp_param_rules[custom_vjp_call_p] = _pp_named_first
 
 
