@@ -214,6 +214,32 @@ CALLS = {
 }
 
 
+def _spd(ns, x):
+    """A well-conditioned symmetric positive definite batch of matrices built from ``x``."""
+    return x @ ns.jnp.swapaxes(x, -1, -2) / 64 + 4 * ns.jnp.eye(x.shape[-1])
+
+
+# Batched linear algebra (the batch dimension keeps its sharding), a bitcast, and a convolution
+# (batch and spatial dimensions keep theirs), Auto axes only. The convolution runs on the (8,)
+# mesh only: its 4-D input has too many specs on the 2-D meshes.
+B = (8, 4, 4)
+OPS = {
+    "inv": (lambda ns: lambda x: ns.jnp.linalg.inv(_spd(ns, x)), [B]),
+    "det": (lambda ns: lambda x: ns.jnp.linalg.det(_spd(ns, x)), [B]),
+    "cholesky": (lambda ns: lambda x: ns.jnp.linalg.cholesky(_spd(ns, x)), [B]),
+    "eigvalsh": (lambda ns: lambda x: ns.jnp.linalg.eigh(_spd(ns, x))[0], [B]),
+    "qr_r": (lambda ns: lambda x: ns.jnp.linalg.qr(_spd(ns, x))[1], [B]),
+    "svdvals": (lambda ns: lambda x: ns.jnp.linalg.svd(_spd(ns, x), compute_uv=False), [B]),
+    "bitcast_i32": (lambda ns: lambda x: ns.lax.bitcast_convert_type(x, ns.jnp.int32), [S]),
+}
+CONV = {
+    "conv_nchw": (
+        lambda ns: lambda x: ns.lax.conv(x, ns.jnp.ones((4, 2, 3, 3)) / 9, (1, 1), "SAME"),
+        [(8, 2, 8, 8)],
+    ),
+}
+
+
 def _last2(ns):
     names = ns.mesh.axis_names
     return (names[-1], names[0]) if len(names) == 2 else (None, names[0])
@@ -233,7 +259,7 @@ MATMUL = {
     ),
 }
 
-PROGRAMS = {**UNARY, **BINARY, **MATMUL, **MORE, **NESTED, **CALLS}
+PROGRAMS = {**UNARY, **BINARY, **MATMUL, **MORE, **NESTED, **CALLS, **OPS, **CONV}
 
 
 def cases():
@@ -253,6 +279,11 @@ def cases():
         for prog in (*MORE, *NESTED, *CALLS):
             for spec in specs_for(2, names):
                 out.append((f"auto:{mk}:{prog}:{_key([spec])}", mk, "auto", prog, [spec]))
+        sizes = dict(zip(names, MESHES[mk][0]))
+        for prog, (_, shapes) in {**OPS, **(CONV if mk == "8" else {})}.items():
+            for spec in specs_for(len(shapes[0]), names):
+                if _divides(spec, shapes[0], sizes):
+                    out.append((f"auto:{mk}:{prog}:{_key([spec])}", mk, "auto", prog, [spec]))
     # Explicit axes: the sharding-in-types rules, including the errors they raise.
     for mk in ("8", "2x4"):
         names = MESHES[mk][1]
@@ -267,6 +298,17 @@ def cases():
         for specs in itertools.product(specs_for(2, names), repeat=2):
             out.append((f"explicit:{mk}:add:{_key(specs)}", mk, "explicit", "add", list(specs)))
     return out
+
+
+def _divides(spec, shape, sizes) -> bool:
+    """Whether every dimension's shard count divides its size (device_put would raise)."""
+    for e, d in zip(spec, shape):
+        n = 1
+        for a in (e,) if isinstance(e, str) else (e or ()):
+            n *= sizes[a]
+        if d % n:
+            return False
+    return True
 
 
 def _key(specs):

@@ -21,7 +21,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax.dot import (
     canonicalize_precision,
     canonicalize_preferred,
@@ -694,6 +694,23 @@ conv_general_dilated_p.def_impl(_conv_impl)
 batching.primitive_batchers[conv_general_dilated_p] = _conv_vmap
 defjvp(conv_general_dilated_p, _conv_jvp_lhs, _conv_jvp_rhs)
 ad.primitive_transposes[conv_general_dilated_p] = _conv_transpose
+
+
+def _conv_sharding(specs, avals, *, dimension_numbers, batch_group_count, **params):
+    # The result's batch and spatial dimensions keep the input's sharding, its feature
+    # dimension the kernel's output-feature sharding (as JAX propagates them).
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    ls, rs = (s or (None,) * a.ndim for s, a in zip(specs, avals))
+    out = [None] * len(out_spec)
+    if batch_group_count == 1:
+        out[out_spec[0]] = ls[lhs_spec[0]]
+    out[out_spec[1]] = rs[rhs_spec[0]]
+    for i, d in enumerate(out_spec[2:]):
+        out[d] = ls[lhs_spec[2 + i]]
+    return tuple(out)
+
+
+sharding_rules.sharding_rules[conv_general_dilated_p] = _conv_sharding
 
 
 __all__ = [

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import core
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as ew
 from spmd._src.lax.dot import dot_general
 from spmd._src.lax.reductions import reduce_sum
@@ -94,7 +94,22 @@ def _linalg_primitive(name: str, impl, abstract_eval, multiple_results: bool = F
     prim.def_impl(quiet_impl)
     prim.def_abstract_eval(abstract_eval)
     batching.primitive_batchers[prim] = _vmap_leading(prim)
+    sharding_rules.sharding_rules[prim] = _batch_dims_rule(prim)
     return prim
+
+
+def _batch_dims_rule(prim):
+    """Propagation: results keep the leading (batch) dimensions' sharding of the first
+    operand's matrices, as JAX does; matrix dimensions come out unsharded."""
+
+    def rule(specs, avals, **params):
+        first = specs[0] or (None,) * avals[0].ndim
+        batch = tuple(first[: max(avals[0].ndim - 2, 0)])
+        if not prim.multiple_results:
+            return batch
+        return [batch] * len(prim.abstract_eval(*avals, **params))
+
+    return rule
 
 
 def _zero_tangent(x: Any) -> ad.Zero:

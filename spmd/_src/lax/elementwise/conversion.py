@@ -7,7 +7,7 @@ import numpy as np
 
 from spmd._src import core, dtypes, tree_util
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax.elementwise.common import _dtype
 from spmd._src.lax.rules import defjvp_zero, deflinear, defvectorized, moveaxis
 from spmd._src.lax.utils import any_dtype, check_dtype_kind, float_dtypes, standard_primitive, unop
@@ -138,6 +138,18 @@ def _bitcast_vmap(axis_data, vals, dims, *, new_dtype):
 
 
 batching.primitive_batchers[bitcast_convert_type_p] = _bitcast_vmap
+
+
+def _bitcast_sharding(specs, avals, *, new_dtype):
+    # The dimensions both sides share keep their sharding; a last dimension the conversion
+    # adds comes out unsharded, one it consumes goes.
+    (x,) = avals
+    if x.dtype.itemsize < np.dtype(new_dtype).itemsize:
+        return tuple(specs[0][:-1])
+    return tuple(specs[0])
+
+
+sharding_rules.sharding_rules[bitcast_convert_type_p] = _bitcast_sharding
 defjvp_zero(bitcast_convert_type_p)
 
 
