@@ -30,6 +30,7 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import partial_eval as pe
 
 
 class _Callback:
@@ -105,8 +106,6 @@ mask_rules: dict[core.Primitive, Callable] = {}
 def rebind_masked(eqn: core.JaxprEqn, ins: list) -> Any:
     """``core.eval_jaxpr``'s ``rebind`` under ``effects_where``: loops, branches and calls
     holding callbacks pass the mask on to them."""
-    from spmd._src.interpreters import partial_eval as pe
-
     rule = mask_rules.get(eqn.primitive)
     active = _active.get()
     if rule is not None and active is not None and pe.has_effects(eqn):
