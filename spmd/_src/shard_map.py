@@ -51,7 +51,7 @@ from spmd._src.interpreters import partial_eval as pe
 from spmd._src.lax import parallel
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.rules import moveaxis
-from spmd._src.mesh import Mesh, get_mesh
+from spmd._src.mesh import AxisType, Mesh, get_mesh
 from spmd._src.shard_map_check import _BodyContext, _check_vma, _MeshAxisEnv, _type_body, infer_vma
 from spmd._src.shard_map_reference import shard_map_reference
 from spmd._src.sharding import NamedSharding, P, PartitionSpec, spec_axes
@@ -292,8 +292,36 @@ def _shard_map_vmap(axis_data, vals, dims, **params):
     return shard_map_p.bind(*vals, **new), list(out_dims)
 
 
-def _shard_map_sharding(specs, avals, *, mesh, out_specs, **_):
-    return [NamedSharding(mesh, s) for s in out_specs]
+def _shard_map_sharding(specs, avals, *, mesh, out_specs, jaxpr, **params):
+    manual = set(_params_manual(dict(params, mesh=mesh)))
+    if specs is None or manual >= set(mesh.axis_names):
+        return [NamedSharding(mesh, s) for s in out_specs]
+    # Over part of the mesh: the manual axes are placed by out_specs; the other axes' shardings
+    # flow through the body, as propagation gives them (JAX carries them through).
+    auto_in = []
+    for sp in specs:
+        if sp is None:
+            auto_in.append(None)
+            continue
+        entries = [[a for a in spec_axes(e) if a not in manual] for e in sp]
+        auto_in.append(NamedSharding(mesh, P(*[sharding_rules.as_entry(e) for e in entries])))
+    body = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    body_outs = sharding_rules.propagate_jaxpr(body, auto_in, _top=False)
+    explicit = all(t == AxisType.Explicit for t in mesh.axis_types)
+    outs = []
+    for s, b, v in zip(out_specs, body_outs, body.outvars):
+        nd = v.aval.ndim
+        have = s._normalized(nd)
+        auto = b.spec._normalized(nd) if isinstance(b, NamedSharding) else (None,) * nd
+        spec = [
+            sharding_rules.as_entry([*spec_axes(h), *[a for a in spec_axes(t) if a not in manual]])
+            for h, t in zip(have, auto)
+        ]
+        if not explicit:
+            while spec and spec[-1] is None:
+                spec.pop()
+        outs.append(NamedSharding(mesh, P(*spec)))
+    return outs
 
 
 class _AxisNames:
@@ -320,6 +348,7 @@ shard_map_autodiff.register(shard_map_p)
 dispatch.compile_rules[shard_map_p] = _shard_map_compile
 sharding_rules.sharding_rules[shard_map_p] = _shard_map_sharding
 sharding_rules.sets_sharding.add(shard_map_p)
+sharding_rules.wants_operand_specs.add(shard_map_p)
 core.pp_param_rules[shard_map_p] = _shard_map_pp
 
 
@@ -588,11 +617,11 @@ class Executable:
     """A traced shard_map ready to run eagerly on Arrays of one signature: the compiled global
     program and the results' shardings (the fast path of eager calls)."""
 
-    __slots__ = ("traced", "run", "shardings", "weak", "consts")
+    __slots__ = ("traced", "run", "shardings", "weak", "consts", "params", "by_placement")
 
     def __init__(self, traced: _Traced, mesh: Mesh, manual: tuple, check_vma: bool) -> None:
         self.traced = traced
-        self.run = _shard_map_compile(
+        self.params = dict(
             jaxpr=traced.jaxpr,
             mesh=mesh,
             in_specs=traced.in_specs,
@@ -600,15 +629,33 @@ class Executable:
             check_vma=bool(check_vma),
             newly_manual_axes=frozenset(manual),
         )
+        self.run = _shard_map_compile(**self.params)
         self.shardings = [NamedSharding(mesh, s) for s in traced.out_specs]
+        # Over part of the mesh, the results' shardings depend on the arguments' (the other
+        # axes flow through the body): worked out per placement of the arguments.
+        self.by_placement: dict | None = None if set(manual) >= set(mesh.axis_names) else {}
         self.weak = [a.weak_type for a in traced.jaxpr.out_avals]
         self.consts = [c._value if type(c) is Array else c for c in traced.consts]
+
+    def _shardings(self, leaves: Sequence[Array]) -> list:
+        if self.by_placement is None:
+            return self.shardings
+        key = tuple([x._sharding for x in leaves])
+        got = self.by_placement.get(key)
+        if got is None:
+            shs = [None] * len(self.consts) + list(key)
+            avals = [core.get_aval(c) for c in self.consts] + [x.aval for x in leaves]
+            got = sharding_rules.propagate(shard_map_p, shs, avals, self.params)
+            if len(self.by_placement) >= 64:
+                self.by_placement.clear()
+            self.by_placement[key] = got
+        return got
 
     def __call__(self, leaves: Sequence[Array]) -> Any:
         outs = self.run(*self.consts, *[x._value for x in leaves])
         res = [
             Array(o if type(o) is np.ndarray else np.asarray(o), w, s)
-            for o, w, s in zip(outs, self.weak, self.shardings)
+            for o, w, s in zip(outs, self.weak, self._shardings(leaves))
         ]
         return self.traced.out_tree.unflatten(res)
 

@@ -35,6 +35,9 @@ explicit_rules: dict[core.Primitive, Callable] = {}
 # Primitives whose rule gives a full Sharding of its own (constraints): they set the result's
 # sharding even when no operand is sharded.
 sets_sharding: set[core.Primitive] = set()
+# Of those, the ones whose rule also reads its operands' specs (a shard_map over part of the
+# mesh: the other axes' shardings flow through its body). The others get None.
+wants_operand_specs: set[core.Primitive] = set()
 
 
 class ShardingTypeError(Exception):
@@ -133,7 +136,14 @@ def propagate(
     """Result sharding(s) of ``prim`` for operands with the given shardings (None where no
     operand has a NamedSharding: the default placement)."""
     if prim in sets_sharding:
-        return sharding_rules[prim](None, avals, **params)
+        specs = None
+        named = [s for s in shardings if isinstance(s, NamedSharding)]
+        if prim in wants_operand_specs and named:
+            specs = [
+                _spec_of(s, a.ndim, named[0].mesh) if isinstance(s, NamedSharding) else None
+                for s, a in zip(shardings, avals)
+            ]
+        return sharding_rules[prim](specs, avals, **params)
     named = [s for s in shardings if isinstance(s, NamedSharding)]
     if not named:
         return None
@@ -601,6 +611,7 @@ __all__ = [
     "reshape_spec",
     "resolve_conflicts",
     "sets_sharding",
+    "wants_operand_specs",
     "sharding_rules",
     "type_str",
     "unary_rule",

@@ -14,7 +14,7 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import batching
+from spmd._src.interpreters import batching, sharding_rules
 from spmd._src.lax.rules import bdim_at_front, moveaxis
 from spmd._src.util import prod
 
@@ -204,6 +204,29 @@ def _register(prim: core.Primitive, info: _Info) -> None:
     _infos[prim] = info
     batching.primitive_batchers[prim] = _collective_batcher(prim)
     batching.axis_name_params[prim] = lambda params: _named(info.entries(params))
+    sharding_rules.sharding_rules[prim] = _collective_sharding(prim, info)
+
+
+def _collective_sharding(prim: core.Primitive, info: _Info) -> Callable:
+    """Propagation over the mesh axes a shard_map leaves automatic: a collective keeps its
+    operand's sharding, except on the dimensions it gathers, scatters or splits (which come
+    out unsharded, inserted or dropped as the result's rank says)."""
+
+    def rule(specs, avals, **params):
+        (a,) = avals
+        spec = list(specs[0] or (None,) * a.ndim)
+        dims = [params[k] for k in info.shift]
+        for d in dims:
+            if d < len(spec):
+                spec[d] = None
+        out_ndim = prim.abstract_eval(a, **params).ndim
+        if out_ndim > a.ndim and dims:
+            spec.insert(dims[0], None)
+        elif out_ndim < a.ndim and dims:
+            del spec[dims[0]]
+        return tuple(spec)
+
+    return rule
 
 
 def _unbound_impl(fn: str, entries: tuple) -> None:

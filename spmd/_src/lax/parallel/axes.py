@@ -10,7 +10,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.parallel._common import (
@@ -199,6 +199,7 @@ pvary_p.def_impl(lambda x, *, axes: x)
 pvary_p.def_abstract_eval(lambda x, *, axes: x)
 deflinear(pvary_p, _pvary_transpose)
 batching.primitive_batchers[pvary_p] = _pvary_vmap
+sharding_rules.sharding_rules[pvary_p] = sharding_rules.unary_rule
 
 
 # psum_invariant's transpose is the cast pvary (JAX's typed rule): its result is one value for

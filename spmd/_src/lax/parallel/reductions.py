@@ -12,7 +12,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.parallel._common import (
@@ -202,6 +202,7 @@ psum_invariant_p.def_abstract_eval(
 deflinear(psum_invariant_p, lambda ct, x, *, axes: [ct])
 _infos[psum_invariant_p] = _Info("axes", lambda p: False)
 batching.primitive_batchers[psum_invariant_p] = _psum_invariant_vmap
+sharding_rules.sharding_rules[psum_invariant_p] = sharding_rules.unary_rule
 batching.axis_name_params[psum_invariant_p] = lambda params: _named(_names(params["axes"]))
 
 
