@@ -376,3 +376,25 @@ def test_debug_callback_runs_once_when_partitioning_is_asked(always):
     text = spmd.jit(f).lower(a).as_text()
     assert "has a debug callback: it sees the global values, once" in text
     assert "masked=True" in text
+
+
+def test_shard_map_over_part_of_the_mesh_runs_partitioned(always):
+    # The body is walked over the axes the shard_map leaves automatic: its values keep their
+    # split there, and a collective over the manual axis needs nothing inserted.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    data = np.arange(32.0).reshape(8, 4)
+    x = spmd.device_put(data, NamedSharding(mesh, P("x", "y")))
+    f = spmd.jit(
+        spmd.shard_map(
+            lambda a: spmd.lax.psum(a, "x") * 2,
+            mesh=mesh,
+            in_specs=P("x"),
+            out_specs=P(),
+            axis_names={"x"},
+        )
+    )
+    part = f.lower(x).partitioned
+    assert part is not None and part.reasons == [] and part.out_specs == (P(None, "y"),)
+    out = f(x)
+    assert out.sharding == NamedSharding(mesh, P(None, "y"))
+    np.testing.assert_array_equal(np.asarray(out), (data[:4] + data[4:]) * 2)

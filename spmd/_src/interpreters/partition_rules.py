@@ -359,27 +359,58 @@ partition_rules["copy"] = _copy
 
 
 def _shard_map(p, ctx, vals, sts, params):
-    """A shard_map over the whole mesh already is per-device code: its operands are resharded
-    to its in_specs and its body runs inline on the blocks."""
-    mesh, manual = params["mesh"], params["newly_manual_axes"]
-    if dict(mesh.shape) != p.sizes or set(manual) != set(p.sizes):
+    """A shard_map already is per-device code over its manual axes: its operands are resharded
+    to its in_specs there, and its body runs inline on the blocks. Over the whole mesh that is
+    all; over part of it, the body is walked like the program (its values keep their split over
+    the other axes, and its results keep it too)."""
+    mesh, manual = params["mesh"], set(params["newly_manual_axes"])
+    if dict(mesh.shape) != p.sizes:
         raise NotPartitionable(
-            f"eqn {ctx.path}: a shard_map over mesh axes {sorted(manual)} of {dict(mesh.shape)} "
-            f"inside a program partitioned over {p.sizes}"
+            f"eqn {ctx.path}: a shard_map over mesh {dict(mesh.shape)} inside a program "
+            f"partitioned over {p.sizes}"
         )
     why = "shard_map's in_specs"
-    new = []
-    for k, (v, s, spec) in enumerate(zip(vals, sts, params["in_specs"])):
-        t = from_spec(spec, _ndim(ctx, k))
-        new.append(p.reshard(v, s, t, ctx, f"operand {k}", why) if s.spec != t or s.partial else v)
     body = params["jaxpr"]
-    outs = core.eval_jaxpr(body.jaxpr, body.consts, *new)
-    return list(outs), [
-        State(from_spec(s, v.aval.ndim)) for s, v in zip(params["out_specs"], ctx.eqn.outvars)
-    ]
+    new, body_sts = [], []
+    for k, (v, s, spec) in enumerate(zip(vals, sts, params["in_specs"])):
+        want = from_spec(spec, _ndim(ctx, k))
+        # Manual axes first in each dimension (the body's blocks), then the operand's own
+        # split over the other axes, kept.
+        t = tuple(
+            w + tuple(a for a in e if a not in manual and a not in w) for w, e in zip(want, s.spec)
+        )
+        new.append(p.reshard(v, s, t, ctx, f"operand {k}", why) if s.spec != t or s.partial else v)
+        body_sts.append(State(tuple(e[len(w) :] for w, e in zip(want, t))))
+    if manual >= set(p.sizes):
+        outs = core.eval_jaxpr(body.jaxpr, body.consts, *new)
+        return list(outs), [
+            State(from_spec(s, v.aval.ndim)) for s, v in zip(params["out_specs"], ctx.eqn.outvars)
+        ]
+    outs, out_sts = p.run(body.jaxpr, body.consts, new, body_sts, path=f"{ctx.path}/")
+    res, res_sts = [], []
+    for k, (o, st, spec, v) in enumerate(zip(outs, out_sts, params["out_specs"], ctx.eqn.outvars)):
+        if st.partial:
+            o = p.reshard(o, st, st.spec, ctx, f"result {k}", "shard_map's result")
+        placed = from_spec(spec, v.aval.ndim)
+        res.append(o)
+        res_sts.append(State(tuple(m + e for m, e in zip(placed, st.spec))))
+    return res, res_sts
 
 
 partition_rules["shard_map"] = _shard_map
+
+
+def _keep_split(p, ctx, vals, sts, params):
+    """A collective over a shard_map's manual axes, in a body walked over the other axes:
+    elementwise across those, so the operand keeps its split (pending sums resolved first)."""
+    (x,), (st,) = vals, sts
+    if st.partial:
+        x = p.reshard(x, st, st.spec, ctx, "operand 0", f"{ctx.prim} needs whole values")
+    return _bind(ctx, [x], params), [State(st.spec)]
+
+
+for _name in ("psum", "pmax", "pmin", "psum_invariant", "pvary", "ppermute", "pbroadcast"):
+    partition_rules[_name] = _keep_split
 
 
 def _along(key: str, what: str):
