@@ -395,6 +395,8 @@ def test_shard_map_over_part_of_the_mesh_runs_partitioned(always):
     )
     part = f.lower(x).partitioned
     assert part is not None and part.reasons == [] and part.out_specs == (P(None, "y"),)
+    # The body's own psum over 'x' (2 devices) moves its f32[4, 1] block: 2 * (1/2) * 16 bytes.
+    assert f.lower(x).compile().cost_analysis()["bytes moved"] == 16.0
     out = f(x)
     assert out.sharding == NamedSharding(mesh, P(None, "y"))
     np.testing.assert_array_equal(np.asarray(out), (data[:4] + data[4:]) * 2)

@@ -203,15 +203,23 @@ def _axes_of(params) -> tuple:
     return tuple(a) if isinstance(a, (tuple, list)) else (a,)
 
 
+# Collectives by how they move bytes (a shard_map body's own ones count too).
+_REDUCING = ("psum", "psum_invariant", "pmax", "pmin")
+_GATHERING = ("all_gather", "all_gather_invariant")
+_COLLECTIVES = (*_REDUCING, *_GATHERING, "reduce_scatter", "all_to_all", "ppermute")
+
+
 def _eqn_cost(e, sizes) -> tuple[float, float]:
     name = e.primitive.name
-    if name in ("psum", "pmax", "pmin", "all_gather", "reduce_scatter", "all_to_all"):
+    if name in _COLLECTIVES:
         n = math.prod(sizes[a] for a in _axes_of(e.params) if isinstance(a, str))
         b = sum(a.aval.size * a.aval.dtype.itemsize for a in e.invars)
-        if name == "all_gather":
+        if name in _GATHERING:
             return 0.0, float((n - 1) * b)
-        if name in ("psum", "pmax", "pmin"):
+        if name in _REDUCING:
             return 0.0, 2.0 * (n - 1) / n * b
+        if name == "ppermute":
+            return 0.0, float(b)  # at most one block sent per device
         return 0.0, (n - 1) / n * b
     if name == "dot_general":
         (lc, _), _ = e.params["dimension_numbers"]
