@@ -292,13 +292,13 @@ class Partitioner:
             if inner is not None:
                 consts_i = _call_consts(eqn)
                 outs, out_sts = self.run(inner, consts_i, vals, sts, path=f"{path}{i}/")
-            elif eqn.primitive.name != "shard_map" and batching.runs_per_device(
+            elif eqn.primitive.name not in partition_rules and batching.runs_per_device(
                 eqn.primitive, eqn.params
             ):
                 # A debug callback of the global program (or a loop or branch holding one)
                 # happens once, on global values: the operands are gathered, and the callbacks
-                # run on the first device only. (A shard_map's callbacks are per-device code
-                # already: its own rule inlines its body.)
+                # run on the first device only. (A primitive with a partition rule of its own
+                # handles its callbacks: a shard_map's are per-device code already.)
                 why = f"{eqn.primitive.name} has a debug callback: it sees the global values, once"
                 vals = [
                     self.reshard(v, s, ((),) * a.aval.ndim, ctx, f"operand {k}", why)
@@ -346,16 +346,7 @@ _GENERIC = (sr.elementwise_rule, sr.unary_rule, sr.reduction_rule, sr.replicated
 def fit_spec(spec: Spec, shape: Sequence[int], sizes: dict) -> Spec:
     """Per dimension, the longest run of leading axes of ``spec`` whose shards divide the
     dimension's size (see ``Partitioner.fit``)."""
-    out = []
-    for e, d in zip(spec, shape):
-        kept, n = [], 1
-        for a in e:
-            if d % (n * sizes[a]):
-                break
-            n *= sizes[a]
-            kept.append(a)
-        out.append(tuple(kept))
-    return tuple(out)
+    return tuple(sr.dividing_prefix(e, d, sizes) for e, d in zip(spec, shape))
 
 
 def _entry(e: tuple) -> str:

@@ -69,16 +69,22 @@ def as_entry(axes: Sequence[str]) -> Any:
     return None if not axes else axes[0] if len(axes) == 1 else axes
 
 
+def dividing_prefix(axes: Sequence[str], size: int, sizes: Any) -> tuple:
+    """The longest prefix of ``axes`` whose shard count (``sizes``: axis -> devices) divides
+    ``size``."""
+    kept, n = [], 1
+    for a in axes:
+        if size % (n * sizes[a]):
+            break
+        n *= sizes[a]
+        kept.append(a)
+    return tuple(kept)
+
+
 def fit(entry: Any, size: int) -> Any:
     """The longest prefix of ``entry``'s axes whose shard count divides ``size`` (the
     partitioner shards a dimension no further than it divides)."""
-    kept, n = [], 1
-    for a in spec_axes(entry):
-        if size % (n * ctx.mesh.shape[a]):
-            break
-        n *= ctx.mesh.shape[a]
-        kept.append(a)
-    return as_entry(kept)
+    return as_entry(dividing_prefix(spec_axes(entry), size, ctx.mesh.shape))
 
 
 _SHORT = {
@@ -597,6 +603,7 @@ __all__ = [
     "backward_elementwise",
     "backward_rules",
     "backward_same",
+    "dividing_prefix",
     "fit",
     "has_constraints",
     "jaxpr_specs",

@@ -101,13 +101,9 @@ def _uneven(x: Any, sharding: Sharding, who: str) -> Sharding:
     spec = list(sharding.spec._normalized(len(shape)))
     for i, d, _, axes in bad:
         # As JAX under jit: the longest run of leading axes whose shards divide the size.
-        kept, n = [], 1
-        for a in axes:
-            if d % (n * sharding.mesh.shape[a]):
-                break
-            n *= sharding.mesh.shape[a]
-            kept.append(a)
-        spec[i] = kept[0] if len(kept) == 1 else tuple(kept) or None
+        spec[i] = sharding_rules.as_entry(
+            sharding_rules.dividing_prefix(axes, d, sharding.mesh.shape)
+        )
     while spec and spec[-1] is None:
         spec.pop()
     dims = "; ".join(
