@@ -7,6 +7,7 @@ import pytest
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
+from spmd._src import core
 from spmd._src.array import Array
 from spmd.errors import ConcretizationTypeError, TracerBoolConversionError
 
@@ -256,3 +257,34 @@ def test_compiled_programs_reuse_dead_buffers_but_never_live_views():
     before = np.asarray(x).copy()
     spmd.jit(lambda a: a + 1.0)(x)
     np.testing.assert_array_equal(np.asarray(x), before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_compiled_max_min_against_a_scalar_equal_numpy_bit_for_bit(op, dtype):
+    # Compiled max/min spread a rank-0 operand into a row (NumPy's faster loop): the values,
+    # NaNs and signed zeros included, must stay those of the ufunc on the scalar, with the
+    # scalar on either side and with the result written into a dead buffer.
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((64, 512)) * 4).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[0, :4] = [np.nan, -0.0, 0.0, -np.inf]
+    ufunc, lax_op = {"max": (np.maximum, lax.max), "min": (np.minimum, lax.min)}[op]
+    s = dtype(0)
+    cases = [
+        (lambda x: lax_op(x, s), lambda x: ufunc(x, s)),
+        (lambda x: lax_op(s, x), lambda x: ufunc(s, x)),
+        (lambda x: lax_op(x * 2, s), lambda x: ufunc(x * dtype(2), s)),  # writes into x * 2
+    ]
+    for f, ref in cases:
+        got = np.asarray(spmd.jit(f)(Array(a)))
+        want = ref(a)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{got.itemsize}"))
+    lowered = spmd.jit(cases[2][0]).lower(Array(a)).compile().as_text()
+    assert "out=" in lowered
+    # The row kernel is the one compiled programs use here (a bare ufunc is the fallback).
+    big, scalar = core.ShapedArray(a.shape, np.dtype(dtype)), core.ShapedArray((), np.dtype(dtype))
+    prim = {"max": lax.max_p, "min": lax.min_p}[op]
+    assert prim.typed_impl([big, scalar]) is not ufunc
+    assert prim.typed_impl([big, big]) is ufunc

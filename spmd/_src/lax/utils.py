@@ -161,6 +161,42 @@ def unop(name: str, impl: Callable, accepted: frozenset) -> core.Primitive:
     return standard_primitive(name, shape_rule, dtype_rule, impl)
 
 
+def scalar_as_row(ufunc: np.ufunc) -> Callable:
+    """A ``typed_impl`` for a binary ufunc whose NumPy loop is slow against a rank-0 operand.
+
+    ``np.maximum(x, 0.0)`` (ReLU) takes twice as long as ``np.maximum`` against a row of
+    zeros: NumPy's SIMD loops for max and min cover two contiguous operands, not a scalar.
+    Spreading the scalar into a row of the other operand's last dimension gives the same values
+    (the same elementwise function of the same operands, in the same order), only faster.
+    """
+
+    def typed(avals, **_):
+        x, y = avals
+        big = y if x.ndim == 0 else x if y.ndim == 0 else None
+        if (
+            big is None
+            or big.ndim == 0
+            or big.size < 4096
+            or big.shape[-1] < 256
+            or big.dtype.kind not in "fiu"
+        ):
+            return ufunc
+        n, dt = big.shape[-1], big.dtype
+        if x.ndim == 0:
+
+            def kernel(a, b, out=None):
+                return ufunc(np.full(n, a, dt), b, out=out)
+
+        else:
+
+            def kernel(a, b, out=None):
+                return ufunc(a, np.full(n, b, dt), out=out)
+
+        return kernel
+
+    return typed
+
+
 def binop(
     name: str,
     impl: Callable,

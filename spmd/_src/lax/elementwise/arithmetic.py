@@ -44,6 +44,7 @@ from spmd._src.lax.utils import (
     inexact,
     numeric,
     standard_primitive,
+    scalar_as_row,
     unop,
 )
 
@@ -521,6 +522,7 @@ def max(x, y):
 
 
 max_p = binop("max", np.maximum, any_dtype)
+max_p.typed_impl = scalar_as_row(np.maximum)  # ReLU's max(x, 0.0)
 
 
 def _balanced_eq(x, z, y):
@@ -549,6 +551,7 @@ def min(x, y):
 
 
 min_p = binop("min", np.minimum, any_dtype)
+min_p.typed_impl = scalar_as_row(np.minimum)
 defbroadcasting(min_p)
 defjvp2(
     min_p,
