@@ -43,8 +43,8 @@ from spmd._src.lax.utils import (
     float_or_int,
     inexact,
     numeric,
-    standard_primitive,
     scalar_as_row,
+    standard_primitive,
     unop,
 )
 
