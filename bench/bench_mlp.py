@@ -242,68 +242,73 @@ def run_worker(
 def profile_by_primitive(
     calls: int = 10, top: int = 15, clock: str = "wall", warmup: int = 20
 ) -> list[tuple[str, float, int]]:
-    """Run the spmd step's jaxpr one equation at a time, timing each kernel (the kernels jit
-    compiles, from spmd's dispatch internals); print and return the primitives (with their
-    operand shapes) that take the most time per step."""
+    """Time each line of the program jit compiles for the spmd step (from spmd's dispatch
+    internals: its generated source, one kernel call per line, after the compiler's rewrites and
+    buffer reuse); print and return the primitives (with their operand shapes) that take the
+    most time per step."""
     import numpy as np
 
     import spmd as jax
     import spmd.numpy as jnp
-    from spmd._src import core, dispatch
+    from spmd._src import dispatch
 
     params, x, y = make_inputs()
-    step = make_jax_step(jax, jnp)
-    closed = jax.make_jaxpr(step)(params, x, y)
-    jaxpr = closed.jaxpr
-    kernels = [dispatch._kernel(e.primitive, e.params) for e in jaxpr.eqns]
-    args = [np.asarray(a) for a in jax.tree_util.tree_leaves((params, x, y))]
-    totals: dict[str, list] = {}
+    closed = jax.make_jaxpr(make_jax_step(jax, jnp))(params, x, y)
+    program = dispatch.compile_jaxpr(closed.jaxpr, closed.consts)
+    eqns = program.__spmd_eqns__
+    # The same source with a clock reading after each kernel call.
+    lines, n = [], 0
+    for line in program.__spmd_source__.splitlines():
+        lines.append(line)
+        if line.startswith("    ") and " = " in line and not line.lstrip().startswith("return"):
+            lines.append(f"    _tick({n})")
+            n += 1
+    assert n == len(eqns), "one assignment per equation"
     now = CLOCKS[clock]
+    spent = [0.0] * n
+    last = [0.0]
+
+    def tick(i):
+        t = now()
+        spent[i] += t - last[0]
+        last[0] = t
+
+    ns = dict(program.__globals__, _tick=tick)
+    exec(compile("\n".join(lines), "<profiled step>", "exec"), ns)
+    timed = ns["_program"]
+    args = [np.asarray(a) for a in jax.tree_util.tree_leaves((params, x, y))]
 
     def once():
-        env = dict(zip(jaxpr.invars, args))
-        env.update(zip(jaxpr.constvars, [np.asarray(c) for c in closed.consts]))
-        for eqn, kernel in zip(jaxpr.eqns, kernels):
-            ins = [
-                np.asarray(a.val, a.aval.dtype) if type(a) is core.Literal else env[a]
-                for a in eqn.invars
-            ]
-            t0 = now()
-            out = kernel(*ins)
-            dt = now() - t0
-            outs = out if eqn.primitive.multiple_results else [out]
-            env.update(zip(eqn.outvars, outs))
-            shapes = " ".join(
-                f"{np.dtype(a.aval.dtype).name}{list(a.aval.shape)}" for a in eqn.invars
-            )
-            params_s = ""
-            if eqn.primitive.name == "dot_general":
-                (lc, rc), _ = eqn.params["dimension_numbers"]
-                params_s = f"[contract {list(lc)}x{list(rc)}]"
-            elif eqn.primitive.name in ("transpose", "convert_element_type"):
-                params_s = "[" + ",".join(f"{k}={v}" for k, v in eqn.params.items()) + "]"
-            key = f"{eqn.primitive.name}{params_s} {shapes}"
-            entry = totals.setdefault(key, [0.0, 0])
-            entry[0] += dt
-            entry[1] += 1
+        last[0] = now()
+        return timed(*args)
 
     # Warm up as the timings do: they measure the steady state (BLAS buffers, the allocator
     # settled), so the profile should too.
     for _ in range(warmup):
         dispatch.run_quietly(once)
-    totals.clear()
+    spent[:] = [0.0] * n
     for _ in range(calls):
         dispatch.run_quietly(once)
-    rows = sorted(
-        ((k, v[0] / calls * 1e3, v[1] // calls) for k, v in totals.items()), key=lambda r: -r[1]
-    )
+    totals: dict[str, list] = {}
+    for eqn, dt in zip(eqns, spent):
+        shapes = " ".join(f"{np.dtype(a.aval.dtype).name}{list(a.aval.shape)}" for a in eqn.invars)
+        params_s = ""
+        if eqn.primitive.name == "dot_general":
+            (lc, rc), _ = eqn.params["dimension_numbers"]
+            params_s = f"[contract {list(lc)}x{list(rc)}]"
+        elif eqn.primitive.name in ("transpose", "convert_element_type"):
+            params_s = "[" + ",".join(f"{k}={v}" for k, v in eqn.params.items()) + "]"
+        entry = totals.setdefault(f"{eqn.primitive.name}{params_s} {shapes}", [0.0, 0])
+        entry[0] += dt
+        entry[1] += 1
+    rows = sorted(((k, v[0] / calls * 1e3, v[1]) for k, v in totals.items()), key=lambda r: -r[1])
     total = sum(r[1] for r in rows)
     print(
-        f"spmd step, time per primitive (ms per step; {len(jaxpr.eqns)} equations, "
-        f"{total:.1f} ms in kernels):"
+        f"spmd step, time per primitive of its compiled program (ms per step; {n} kernel "
+        f"calls, {total:.1f} ms):"
     )
-    for name, ms, n in rows[:top]:
-        print(f"  {ms:7.2f} ms {ms / total:5.1%}  x{n:<2d} {name}")
+    for name, ms, count in rows[:top]:
+        print(f"  {ms:7.2f} ms {ms / total:5.1%}  x{count:<2d} {name}")
     return rows
 
 

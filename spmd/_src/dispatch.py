@@ -256,6 +256,8 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
         )
         _compiled = ns["_program"]
     _compiled.__spmd_source__ = src
+    # The equations in the order of the source's lines (one assignment each), for profilers.
+    _compiled.__spmd_eqns__ = tuple(jaxpr.eqns)
     return _compiled
 
 
