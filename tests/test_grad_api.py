@@ -17,9 +17,7 @@ from spmd import dtypes
 X = np.array([0.5, -1.0, 2.0], np.float32)
 
 # Tests known to fail: name -> reason (strict xfails: remove the entry when it passes).
-KNOWN_FAILURES: dict[str, str] = {
-    "test_vjp_cotangent_tree_mismatch": "raises TypeError; JAX raises ValueError",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _known(fn):

@@ -17,10 +17,7 @@ X = np.arange(12, dtype=np.float32).reshape(3, 4)
 Y = np.array([0.5, 1.0, 1.5, 2.0], np.float32)
 
 # Tests known to fail: name -> reason (strict xfails: remove the entry when it passes).
-KNOWN_FAILURES: dict[str, str] = {
-    "test_nested_vmap_jaxpr": "the broadcast batcher broadcasts the operands in argument "
-    "order; JAX broadcasts the right operand first",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _known(fn):
@@ -341,6 +338,17 @@ def test_nested_vmap_jaxpr():
         "    d:f32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] a\n"
         "    e:f32[4,4] = mul d c\n"
         "  in (e,) }"
+    )
+    # Values from JAX 0.10: an unbatched operand is broadcast first even when it is the left
+    # one, and a batched per-example scalar is given its trailing dimension after.
+    got = _jaxpr(spmd.vmap(spmd.vmap(lambda a, b: a + b * 2, (0, None)), (None, 0)), Y, Y)
+    assert got == (
+        "{ lambda ; a:f32[4] b:f32[4]. let\n"
+        "    c:f32[4] = mul b 2.0:f32[]\n"
+        "    d:f32[1,4] = broadcast_in_dim[broadcast_dimensions=(1,)] a\n"
+        "    e:f32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c\n"
+        "    f:f32[4,4] = add d e\n"
+        "  in (f,) }"
     )
 
 

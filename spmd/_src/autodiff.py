@@ -110,8 +110,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
         ct_leaves, ct_tree = tu.tree_flatten(ct)
         if ct_tree != out_tree:
             raise ValueError(
-                f"Tree structure of cotangent input {ct_tree}, does not match structure of "
-                f"primal output {out_tree}."
+                "vjp: unexpected tree structure of the cotangent: the argument to the VJP "
+                "function must have the structure of the differentiated function's output, "
+                f"{out_tree}, but got {ct_tree}."
             )
         for c, p in zip(ct_leaves, out_primals):
             ca, pa = core.get_aval(c), ad.tangent_aval(core.get_aval(p))

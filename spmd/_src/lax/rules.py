@@ -90,23 +90,24 @@ def _broadcast_batcher(prim: core.Primitive) -> Callable:
         ):
             out = prim.bind(*vals, **params)
             return (out, [d0] * len(out)) if prim.multiple_results else (out, d0)
-        rank = max(ranks)
         shp = _shape()
+        # Two passes, in JAX's order (so that jaxprs print alike): first every operand gets
+        # its batch dimension in front (a size-1 one for an unbatched non-scalar), then
+        # batched operands of lower rank (per-example scalars) get trailing size-1 dimensions.
         args = []
         for v, d, r in zip(vals, dims, ranks):
-            if d is None:
-                if r == 0:
-                    args.append(v)
-                    continue
-                # Unbatched operand: a size-1 batch dimension in front, ranks aligned.
-                shape = (1,) * (rank + 1 - r) + tuple(np.shape(v))
-                args.append(shp.broadcast_in_dim(v, shape, tuple(range(rank + 1 - r, rank + 1))))
+            if d is not None:
+                args.append(moveaxis(v, d, 0))
+            elif r:
+                args.append(shp.broadcast_in_dim(v, (1, *np.shape(v)), tuple(range(1, r + 1))))
             else:
-                v = moveaxis(v, d, 0)
+                args.append(v)
+        rank = max(np.ndim(v) for v in args)
+        for i, (v, d) in enumerate(zip(args, dims)):
+            if d is not None and np.ndim(v) < rank:
                 s = tuple(np.shape(v))
-                shape = (s[0],) + (1,) * (rank - r) + s[1:]
-                dims_out = (0,) + tuple(range(rank - r + 1, rank + 1))
-                args.append(shp.broadcast_in_dim(v, shape, dims_out))
+                ones = (1,) * (rank - len(s))
+                args[i] = shp.broadcast_in_dim(v, s + ones, tuple(range(len(s))))
         out = prim.bind(*args, **params)
         return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
 
