@@ -367,4 +367,49 @@ def pmap_all_gather_grad(jax, jnp, lax):
     return f, (np.ones((4, 3), np.float32),)
 
 
+# Transformations: batching rules' and derivative rules' equations, in JAX's order
+
+
+@case
+def vmap_cond_batched_predicate(jax, jnp, lax):
+    # Each branch sees its operands through stop_gradient where it is not taken.
+    f = jax.vmap(lambda p, x: lax.cond(p > 1, jnp.sin, jnp.cos, x))
+    return f, (X3, X34)
+
+
+@case
+def vmap_cond_unbatched_operands(jax, jnp, lax):
+    def f(p, x, n):
+        return lax.cond(p, lambda x, n: x * n, lambda x, n: x + n, x, n)
+
+    return jax.vmap(f, (0, None, None)), (np.array([True, False, True]), 2.0, np.int32(3))
+
+
+@case
+def vmap_switch_batched_index(jax, jnp, lax):
+    f = jax.vmap(lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x))
+    return f, (np.array([0, 2, 1], np.int32), X3)
+
+
+@case
+def nested_vmap_broadcast_order(jax, jnp, lax):
+    f = jax.vmap(jax.vmap(lambda a, b: a + b * 2, (0, None)), (None, 0))
+    return f, (X3, X3)
+
+
+@case
+def grad_relu_relu6(jax, jnp, lax):
+    return jax.grad(lambda x: (jax.nn.relu(x) + jax.nn.relu6(x)).sum()), (X3 - 1,)
+
+
+@case
+def grad_integer_pows(jax, jnp, lax):
+    return jax.grad(lambda x: x**2 + x**3 + lax.integer_pow(x, 1)), (2.0,)
+
+
+@case
+def linearize_tanh(jax, jnp, lax):
+    return (lambda x, t: jax.linearize(jnp.tanh, x)[1](t)), (X3, X3)
+
+
 __all__ = ["CASES"]

@@ -24,6 +24,7 @@ from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
 from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
+from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import callback
 
 # ---------------------------------------------------------------------------------------------
@@ -403,27 +404,89 @@ def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: ClosedJaxpr, name: str, **p
     return outs, out_dims
 
 
-def _jit_inline(*args, jaxpr: ClosedJaxpr, name: str, **_):
-    # Autodiff looks through jit: each inner primitive is differentiated by its own rule.
-    return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+    # A jit of the forward-mode program, as JAX keeps it: under linearize it is split into a
+    # known jit (primal outputs and residuals) and a linear one (_jit_partial_eval), which
+    # transposes into a jit of its own (_jit_transpose).
+    from spmd._src.lax.control_flow import common  # lazy: control flow imports dispatch
+
+    nonzeros = [
+        type(t) is not Zero and common.is_float(core.get_aval(x)) for x, t in zip(primals, tangents)
+    ]
+    if not any(nonzeros):
+        outs = jit_p.bind(*primals, jaxpr=jaxpr, name=name)
+        return outs, [Zero(ad.tangent_aval(a)) for a in jaxpr.out_avals]
+    jvp, out_nz = common.jvp_jaxpr(jaxpr, nonzeros)
+    nz_t = [t for t, nz in zip(tangents, nonzeros) if nz]
+    outs = jit_p.bind(*primals, *nz_t, jaxpr=jvp, name=name)
+    n = len(jaxpr.out_avals)
+    t_it = iter(outs[n:])
+    t_out = [
+        next(t_it) if nz else Zero(ad.tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, out_nz)
+    ]
+    return outs[:n], t_out
 
 
-def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str, **_):
-    return ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts, args)
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+    # A jit of the transposed program: it takes the known operands (residuals) and the
+    # nonzero cotangents, and returns the cotangents of the linear operands.
+    linear = [ad.is_undefined_primal(a) for a in args]
+    known = [a for a, lin in zip(args, linear) if not lin]
+    nz_cts = [c for c in cts if type(c) is not Zero]
+    ct_nz = [type(c) is not Zero for c in cts]
+
+    def transposed(*vals):
+        res, ct_vals = iter(vals[: len(known)]), iter(vals[len(known) :])
+        full = [a if lin else next(res) for a, lin in zip(args, linear)]
+        cts_in = [next(ct_vals) if nz else c for c, nz in zip(cts, ct_nz)]
+        got = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts_in, full)
+        return [
+            ad.instantiate(Zero(a.aval) if g is None else g)
+            for g, a, lin in zip(got, args, linear)
+            if lin
+        ]
+
+    in_avals = [core.get_aval(a) for a in known] + [core.get_aval(c) for c in nz_cts]
+    closed = pe.trace_to_jaxpr(transposed, in_avals)
+    outs = iter(jit_p.bind(*known, *nz_cts, jaxpr=closed, name=name))
+    return [next(outs) if lin else None for lin in linear]
 
 
 def _jit_partial_eval(eqn, unknowns_in):
     # Split a call into a known call (its known outputs and the residuals the rest needs)
-    # and an unknown call (taking the residuals and the unknown inputs).
+    # and an unknown call (taking the residuals and the unknown inputs). A residual that is
+    # a known operand is passed to the unknown call directly, not through the known one.
     known, unknown, out_unknowns, n_res = pe.partial_eval_jaxpr(eqn.params["jaxpr"], unknowns_in)
     name = eqn.params["name"]
-    residuals = [core.Var(a) for a in known.out_avals[len(known.out_avals) - n_res :]]
-    k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
-    u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
     k_in = [a for a, u in zip(eqn.invars, unknowns_in) if not u]
     u_in = [a for a, u in zip(eqn.invars, unknowns_in) if u]
-    known_eqn = core.JaxprEqn(k_in, k_out + residuals, jit_p, dict(jaxpr=known, name=name))
-    unknown_eqn = core.JaxprEqn(residuals + u_in, u_out, jit_p, dict(jaxpr=unknown, name=name))
+    n_known_out = len(known.out_avals) - n_res
+    inner_in = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
+    res_atoms, kept = [], []
+    for r in known.jaxpr.outvars[n_known_out:]:
+        i = inner_in.get(id(r)) if type(r) is core.Var else None
+        if i is not None:
+            res_atoms.append(k_in[i])
+        else:
+            v = core.Var(r.aval)
+            res_atoms.append(v)
+            kept.append(v)
+    if len(kept) < n_res:
+        forwarded = [
+            i
+            for i, r in enumerate(known.jaxpr.outvars[n_known_out:])
+            if type(r) is core.Var and id(r) in inner_in
+        ]
+        drop = {n_known_out + i for i in forwarded}
+        outvars = [o for j, o in enumerate(known.jaxpr.outvars) if j not in drop]
+        kj = known.jaxpr
+        known = ClosedJaxpr(
+            Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns, kj.debug_info), known.consts
+        )
+    k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
+    u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
+    known_eqn = core.JaxprEqn(k_in, k_out + kept, jit_p, dict(jaxpr=known, name=name))
+    unknown_eqn = core.JaxprEqn(res_atoms + u_in, u_out, jit_p, dict(jaxpr=unknown, name=name))
     return [known_eqn], [unknown_eqn], u_out
 
 
@@ -454,7 +517,7 @@ callback.mask_rules[jit_p] = _jit_mask
 core.pp_alias_primitives.add(jit_p)
 batching.primitive_batchers[jit_p] = _jit_batch_rule
 sharding_rules.call_jaxprs[jit_p] = lambda eqn: eqn.params["jaxpr"].jaxpr
-ad.call_inline_rules[jit_p] = _jit_inline
+ad.primitive_joint_jvps[jit_p] = _jit_jvp
 jit_p.def_abstract_eval(_jit_abstract_eval)
 compile_rules[jit_p] = _jit_compile
 core.pp_param_rules[jit_p] = _jit_pp

@@ -277,7 +277,9 @@ def linearize_flat(
     from spmd._src.interpreters import partial_eval as pe
 
     parent = core.trace_ctx.trace
-    tangent_trace = pe.JaxprTrace()
+    # Tangent rules' work on primal values alone (residuals: cos x for sin) is done now, on
+    # the parent trace, not staged into the linear map.
+    tangent_trace = pe.JaxprTrace(known_trace=parent)
     in_avals = [tangent_aval(core.get_aval(p)) for p in primals]
     tangent_in = [
         Zero(a) if a.dtype == dtypes.float0 else tangent_trace.new_arg(a) for a in in_avals

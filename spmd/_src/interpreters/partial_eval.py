@@ -53,9 +53,24 @@ class DebugInfo:
 class JaxprTrace(core.Trace):
     """Builds a jaxpr from the primitives bound on its tracers."""
 
-    __slots__ = ("eqns", "invars", "constvars", "constvals", "const_ids", "debug_info", "producer")
+    __slots__ = (
+        "eqns",
+        "invars",
+        "constvars",
+        "constvals",
+        "const_ids",
+        "debug_info",
+        "producer",
+        "known_trace",
+    )
 
-    def __init__(self, debug_info: DebugInfo | None = None) -> None:
+    def __init__(
+        self, debug_info: DebugInfo | None = None, known_trace: core.Trace | None = None
+    ) -> None:
+        # With ``known_trace``, this is partial evaluation: a primitive none of whose operands
+        # comes from this trace is computed at once on ``known_trace`` (once, in program
+        # order), and its result enters the jaxpr as a constant.
+        self.known_trace = known_trace
         self.eqns: list[JaxprEqn] = []
         self.invars: list[Var] = []
         self.constvars: list[Var] = []
@@ -89,6 +104,11 @@ class JaxprTrace(core.Trace):
         return v
 
     def process_primitive(self, prim, args, params):
+        if self.known_trace is not None and not any(
+            isinstance(x, JaxprTracer) and x._trace is self for x in args
+        ):
+            with core.set_current_trace(self.known_trace):
+                return prim.bind(*args, **params)
         rule = custom_staging_rules.get(prim)
         if rule is not None:
             return rule(self, *args, **params)
@@ -281,6 +301,12 @@ def partial_eval_jaxpr(
         unknown_eqns.append(eqn)
         unknown_ids.update(id(v) for v in eqn.outvars)
 
+    # The unknown side's dead equations (a tangent that stop_gradient drops) would keep
+    # residuals alive for nothing.
+    out_unknowns = [type(a) is Var and id(a) in unknown_ids for a in jaxpr.outvars]
+    unknown_outs = [a for a, u in zip(jaxpr.outvars, out_unknowns) if u]
+    unknown_eqns = dce_jaxpr(Jaxpr([], [], unknown_outs, unknown_eqns)).eqns
+
     # Residuals: known values (constvars, known invars, known eqn outputs) read by the unknown
     # side, in first-use order.
     residuals: list[Var] = []
@@ -294,7 +320,6 @@ def partial_eval_jaxpr(
     for eqn in unknown_eqns:
         for a in eqn.invars:
             need(a)
-    out_unknowns = [type(a) is Var and id(a) in unknown_ids for a in jaxpr.outvars]
     known_outs = [a for a, u in zip(jaxpr.outvars, out_unknowns) if not u]
     known = Jaxpr(
         jaxpr.constvars,

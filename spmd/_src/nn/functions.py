@@ -103,9 +103,13 @@ def _canonical_axis(name: str, axis: Any, ndim: int) -> tuple[int, ...] | None:
 # Rectifiers (custom JVPs: the derivative at a kink is 0, as in JAX)
 
 
-@jit
 def _relu(x):
     return jnp.maximum(x, 0)
+
+
+# Named as JAX names its jit inside the custom_jvp, so that jaxprs print alike.
+_relu.__name__ = "relu"
+_relu = jit(_relu)
 
 
 @custom_jvp
@@ -127,9 +131,12 @@ _relu_jvp.__name__ = "jvp"
 relu.defjvp(_relu_jvp)
 
 
-@jit
 def _relu6(x):
     return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+_relu6.__name__ = "relu6"
+_relu6 = jit(_relu6)
 
 
 @custom_jvp
@@ -144,8 +151,9 @@ def relu6(x: Any) -> Any:
 
 def _relu6_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
+    out = relu6(x)  # first, as JAX's rule computes it
     inside = (x > 0) & (x < 6)
-    return relu6(x), lax.select(inside, t, lax_shape.full_like(t, 0))
+    return out, lax.select(inside, t, lax_shape.full_like(t, 0))
 
 
 _relu6_jvp.__name__ = "jvp"
@@ -504,9 +512,10 @@ def logsumexp(
     where = _where_arg(where)
     amax = jnp.max(a, axes, where=where, keepdims=keepdims, initial=-np.inf)
     amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax_shape.full_like(amax, 0)))
-    amax_b = amax if keepdims else jnp.expand_dims(amax, axes if axes is not None else ())
-    if axes is None and not keepdims:
-        amax_b = jnp.reshape(amax, (1,) * np.ndim(a))
+    if keepdims:
+        amax_b = amax
+    else:
+        amax_b = jnp.expand_dims(amax, axes if axes is not None else tuple(range(np.ndim(a))))
     exp_a = jnp.exp(a - amax_b)
     if b is not None:
         exp_a = exp_a * b

@@ -254,17 +254,25 @@ def _cond_batch_rule(axis_data, vals, dims, *, branches):
         ops = [rules.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
         outs = []
         for i, b in enumerate(branches):
+            # Each branch runs on every example, but only the examples that take it may feed
+            # its derivative: elsewhere its operands pass through stop_gradient. Otherwise a
+            # branch not taken (sqrt at 0) would put 0 * inf = NaN into the gradient. (JAX
+            # does the same, in the same order of equations.)
+            taken = lax_ew.eq(index, np.asarray(i, index.dtype))
+            masked = []
+            for x in ops:
+                held = lax_ew.stop_gradient(x)
+                masked.append(lax_ew.select_n(_bcast_to(taken, np.shape(x)), held, x))
             if axis_data.per_device and pe.has_effects_in(b.jaxpr):
                 # Over devices each runs only its own branch: callbacks in this one run only
                 # on the devices that take it.
                 bj = common.batch_jaxpr_at0(
                     common.masked_effects(b), axis_data, [True] * (n_in + 1), [True] * n_out
                 )
-                taken = lax_ew.eq(index, np.asarray(i, index.dtype))
-                outs.append(core.eval_jaxpr(bj.jaxpr, bj.consts, taken, *ops))
+                outs.append(core.eval_jaxpr(bj.jaxpr, bj.consts, taken, *masked))
                 continue
             bj = common.batch_jaxpr_at0(b, axis_data, [True] * n_in, [True] * n_out)
-            outs.append(core.eval_jaxpr(bj.jaxpr, bj.consts, *ops))
+            outs.append(core.eval_jaxpr(bj.jaxpr, bj.consts, *masked))
         out = [
             lax_ew.select_n(_bcast_to(index, np.shape(cases[0])), *cases) for cases in zip(*outs)
         ]

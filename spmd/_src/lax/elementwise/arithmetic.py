@@ -233,8 +233,11 @@ def _integer_pow_jvp(g, x, *, y):
         return None
     # The exponent enters as a constant like the operand (weak if it is), as JAX builds it,
     # so the gradient of a Python scalar stays weak.
+    if y == 1:
+        return g
     c = core.make_concrete(np.array(y, dtype=x.dtype), core.get_aval(x).weak_type)
-    jac = c if y == 1 else mul(c, integer_pow(x, y - 1))
+    # x**1 is x itself (no equation for it, as in JAX's jaxprs).
+    jac = mul(c, x if y == 2 else integer_pow(x, y - 1))
     return mul(g, jac)
 
 
