@@ -412,4 +412,72 @@ def linearize_tanh(jax, jnp, lax):
     return (lambda x, t: jax.linearize(jnp.tanh, x)[1](t)), (X3, X3)
 
 
+@case
+def grad_of_jit(jax, jnp, lax):
+    # jit survives autodiff: a known jit (primal and residuals) and a transposed one.
+    f = jax.jit(lambda x: jnp.sin(x) * x)
+    return jax.grad(f), (1.0,)
+
+
+@case
+def jvp_of_jit(jax, jnp, lax):
+    f = jax.jit(lambda x: jnp.sin(x) * x)
+    return (lambda x, t: jax.jvp(f, (x,), (t,))), (1.0, 1.0)
+
+
+@case
+def grad_log_softmax_xent(jax, jnp, lax):
+    def f(logits, labels):
+        return -jnp.mean(jnp.sum(jax.nn.one_hot(labels, 4) * jax.nn.log_softmax(logits), -1))
+
+    return jax.grad(f), (X34, np.array([0, 3, 1], np.int32))
+
+
+@case
+def grad_logsumexp(jax, jnp, lax):
+    return jax.grad(lambda x: jax.nn.logsumexp(x)), (X3,)
+
+
+@case
+def grad_mlp_layer(jax, jnp, lax):
+    w = np.arange(20, dtype=np.float32).reshape(4, 5) / 10
+
+    def loss(w, b, x):
+        return jnp.mean(jax.nn.relu(x @ w + b) ** 2)
+
+    return jax.grad(loss, argnums=(0, 1)), (w, np.arange(5, dtype=np.float32), X34)
+
+
+@case
+def per_example_grads(jax, jnp, lax):
+    w = np.arange(20, dtype=np.float32).reshape(4, 5) / 10
+    return jax.vmap(jax.grad(lambda w, x: jnp.sum(jnp.tanh(x @ w))), (None, 0)), (w, X34)
+
+
+@case
+def value_and_grad_has_aux(jax, jnp, lax):
+    f = jax.value_and_grad(lambda x: (jnp.sum(x * x), x.mean()), has_aux=True)
+    return f, (X3,)
+
+
+@case
+def grad_checkpoint_and_custom_vjp(jax, jnp, lax):
+    @jax.custom_vjp
+    def g(x):
+        return jnp.sin(x)
+
+    g.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda c, t: (t * c,))
+    h = jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    return jax.grad(lambda x: (g(x) + h(x)).sum()), (X3,)
+
+
+@case
+def vmap_scan_and_fori(jax, jnp, lax):
+    def f(a):
+        c, ys = lax.scan(lambda c, x: (c + x, c * x), 0.0, a)
+        return lax.fori_loop(0, 3, lambda i, c: c * 2.0 + i, c), ys
+
+    return jax.vmap(f), (X34,)
+
+
 __all__ = ["CASES"]

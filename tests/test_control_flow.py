@@ -802,3 +802,24 @@ def test_jaxpr_params_as_jax_shows_them():
     assert sorted(eqn.params) == ["body_jaxpr", "body_nconsts", "cond_jaxpr", "cond_nconsts"]
     text = str(spmd.make_jaxpr(w)(1.0))
     assert "body_nconsts=0" in text and "cond_nconsts=0" in text
+
+
+def test_grad_of_batched_cond_and_switch_ignores_branches_not_taken():
+    # Values from JAX 0.10. Under vmap with a batched predicate every branch runs on every
+    # example; sqrt's slope at 0 (inf) must not reach the examples that take the other branch
+    # (0 * inf would make it NaN), and log's at 0 neither.
+    def f(x):
+        return jnp.sum(spmd.vmap(lambda p, v: lax.cond(p, jnp.sqrt, lambda v: v * 2, v))(x > 0, x))
+
+    np.testing.assert_array_equal(
+        np.asarray(spmd.grad(f)(jnp.array([0.0, 4.0, -1.0]))), [2.0, 0.25, 2.0]
+    )
+
+    def g(x):
+        branches = [jnp.sqrt, jnp.log, lambda v: v * 2]
+        per = spmd.vmap(lambda i, v: lax.switch(i, branches, v))
+        return jnp.sum(per(jnp.array([0, 1, 2]), x))
+
+    np.testing.assert_array_equal(
+        np.asarray(spmd.grad(g)(jnp.array([4.0, 0.0, 0.0]))), [0.25, np.inf, 2.0]
+    )
