@@ -480,4 +480,22 @@ def vmap_scan_and_fori(jax, jnp, lax):
     return jax.vmap(f), (X34,)
 
 
+@case
+def jacobians_of_two_arguments(jax, jnp, lax):
+    # The basis is built in the program (iota, split, reshape, convert), as JAX builds it.
+    y = np.ones((2, 2), np.float32)
+
+    def f(x, y):
+        return jnp.sin(x) * y.sum(), x[:2] @ y
+
+    fwd, rev = jax.jacfwd(f, argnums=(0, 1)), jax.jacrev(f, argnums=(0, 1))
+    return (lambda x, y: (fwd(x, y), rev(x, y))), (X3, y)
+
+
+@case
+def hessian_and_scalar_jacrev(jax, jnp, lax):
+    h = jax.hessian(lambda x: jnp.sum(x**3))
+    return (lambda x, s: (h(x), jax.jacrev(lambda v: v * 2.0)(s))), (X3, 2.0)
+
+
 __all__ = ["CASES"]

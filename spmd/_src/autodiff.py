@@ -23,6 +23,7 @@ from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.interpreters import ad
 from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import rules as lax_rules
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy.util import to_array
@@ -340,37 +341,45 @@ def grad(
 # Jacobians and Hessians
 
 
-def _std_basis(leaves: Sequence[Any]) -> Any:
-    """One-hot tangents stacked along a leading axis: (total_size, *shape) per leaf."""
-    total = sum(int(np.prod(np.shape(x), dtype=np.int64)) for x in leaves)
+def _std_basis(leaves: Sequence[Any]) -> list[Any]:
+    """One-hot tangents for ``leaves``, stacked along a leading axis: the rows of an identity of
+    their total size, split into each leaf's columns, shaped ``(total, *leaf.shape)`` and cast
+    to the leaf's type. Built in the program (iota, split, reshape, convert) as JAX builds it,
+    so Jacobian programs print alike."""
+    from spmd._src.numpy.creation import eye  # lazy: the numpy layer imports this module
+
+    sizes = [int(np.prod(np.shape(x), dtype=np.int64)) for x in leaves]
+    total = sum(sizes)
+    parts = lax_shape.split(eye(total, dtype=dtypes.result_type(*leaves)), sizes, 1)
     out = []
-    offset = 0
-    for x in leaves:
+    for part, x in zip(parts, leaves):
         a = core.get_aval(x)
-        n = int(np.prod(a.shape, dtype=np.int64))
-        eye = np.zeros((total, n), dtype=ad.tangent_dtype(a.dtype))
-        eye[offset : offset + n] = np.eye(n, dtype=eye.dtype)
-        offset += n
-        out.append(Array(eye.reshape((total, *a.shape))))
+        if tuple(np.shape(part)) != (total, *a.shape):
+            part = lax_shape.reshape(part, (total, *a.shape))
+        out.append(
+            lax_ew.convert_element_type_p.bind(
+                part, new_dtype=a.dtype, weak_type=a.weak_type, sharding=None
+            )
+        )
     return out
 
 
-def _unravel_columns(jac_leaf: Any, in_leaves: Sequence[Any], out_shape, batch_axis: int):
-    """Split the stacked basis axis of a Jacobian into the input leaves' shapes."""
-    pieces = []
-    offset = 0
-    for x in in_leaves:
-        shape = np.shape(x)
-        n = int(np.prod(shape, dtype=np.int64))
-        piece = lax_shape.slice_in_dim(jac_leaf, offset, offset + n, axis=batch_axis)
-        new_shape = (
-            tuple(out_shape) + tuple(shape)
-            if batch_axis == -1 or batch_axis == len(out_shape)
-            else tuple(shape) + tuple(out_shape)
-        )
-        pieces.append(lax_shape.reshape(piece, new_shape))
-        offset += n
-    return pieces
+def _unravel(arr: Any, leaves: Sequence[Any], axis: int, example: Any) -> list[Any]:
+    """Split ``arr``'s ``axis`` into the leaves' flattened sizes, each part shaped with the
+    leaf's shape in place of that axis and cast to ``example``'s type where it differs."""
+    shape = tuple(np.shape(arr))
+    sizes = [int(np.prod(np.shape(x), dtype=np.int64)) for x in leaves]
+    want = core.get_aval(example)
+    out = []
+    for part, x in zip(lax_shape.split(arr, sizes, axis), leaves):
+        target = shape[:axis] + tuple(np.shape(x)) + shape[axis + 1 :]
+        if tuple(np.shape(part)) != target:
+            part = lax_shape.reshape(part, target)
+        a = core.get_aval(part)
+        if (a.dtype, a.weak_type) != (want.dtype, want.weak_type):
+            part = lax_ew.convert_element_type(part, want.dtype, weak_type=want.weak_type)
+        out.append(part)
+    return out
 
 
 def _flat_argnums(name, fun, args, kwargs, argnums_t, allow_int, holomorphic):
@@ -424,7 +433,7 @@ def jacfwd(
         t_leaves = tu.tree_leaves(tangents)
         jac_leaves = []
         for o, t in zip(out_leaves, t_leaves):
-            parts = _unravel_columns(t, in_leaves, np.shape(o), -1)
+            parts = _unravel(t, in_leaves, np.ndim(t) - 1, o)
             jac_leaves.append(_pack(parts, in_tree, argnums))
         jac = tu.tree_unflatten(out_tree, jac_leaves)
         return (jac, res[2]) if has_aux else jac
@@ -463,16 +472,9 @@ def jacrev(
             return f_vjp(tu.tree_unflatten(out_tree, list(b)))
 
         cts = vmap(pull)(*basis)  # tuple over inputs, each (total_out, *in_shape)
-        jac_leaves = []
-        offset = 0
-        for o in out_leaves:
-            n = int(np.prod(np.shape(o), dtype=np.int64))
-            parts = []
-            for c, x in zip(cts, in_leaves):
-                piece = lax_shape.slice_in_dim(c, offset, offset + n, axis=0)
-                parts.append(lax_shape.reshape(piece, tuple(np.shape(o)) + tuple(np.shape(x))))
-            offset += n
-            jac_leaves.append(_pack(parts, in_tree, argnums))
+        # Per input, its rows split among the outputs; then regrouped per output.
+        per_input = [_unravel(c, out_leaves, 0, x) for c, x in zip(cts, in_leaves)]
+        jac_leaves = [_pack(list(parts), in_tree, argnums) for parts in zip(*per_input)]
         jac = tu.tree_unflatten(out_tree, jac_leaves)
         return (jac, aux) if has_aux else jac
 
