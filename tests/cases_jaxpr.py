@@ -498,4 +498,14 @@ def hessian_and_scalar_jacrev(jax, jnp, lax):
     return (lambda x, s: (h(x), jax.jacrev(lambda v: v * 2.0)(s))), (X3, 2.0)
 
 
+@case
+def grad_softplus_sigmoid(jax, jnp, lax):
+    return jax.grad(lambda x: (jax.nn.softplus(x) * jax.nn.sigmoid(x)).sum()), (X3,)
+
+
+@case
+def grad_logaddexp(jax, jnp, lax):
+    return jax.grad(jnp.logaddexp, argnums=(0, 1)), (1.0, 2.0)
+
+
 __all__ = ["CASES"]

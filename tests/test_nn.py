@@ -393,3 +393,28 @@ def test_variance_scaling_bad_distribution_raises():
 def test_variance_scaling_1d_raises():
     with pytest.raises(ValueError, match="1-dimensional weights tensor with default in_axis"):
         initializers.glorot_uniform()(random.key(0), (3,))
+
+
+@pytest.mark.parametrize("fn", ["logaddexp", "logaddexp2"])
+def test_logaddexp_gradients_at_ties_and_infinities_equal_jax(fn):
+    # Values from JAX 0.10: jnp.logaddexp/logaddexp2 carry JAX's custom JVP (the slope split
+    # evenly at a tie; +inf replaced by 0 so that no inf - inf appears).
+    f = getattr(jnp, fn)
+    cases = {
+        (-np.inf, 0.0): (0.0, 1.0),
+        (np.inf, 0.0): (1.0, 1.0),
+        (1.0, 1.0): (0.5, 0.5),
+        (np.inf, np.inf): (1.0, 1.0),
+        (-np.inf, -np.inf): (np.nan, np.nan),
+        (np.nan, 1.0): (np.nan, np.nan),
+    }
+    for (a, b), want in cases.items():
+        got = spmd.grad(f, argnums=(0, 1))(a, b)
+        np.testing.assert_array_equal([float(g) for g in got], want, err_msg=f"{fn}{(a, b)}")
+        assert all(g.weak_type for g in got)
+
+
+def test_softplus_slope_at_infinities():
+    # JAX 0.10 gives 0 at -inf and 1 at +inf (spmd gave 1 at -inf: -inf was replaced by 0).
+    assert float(spmd.grad(nn.softplus)(-np.inf)) == 0.0
+    assert float(spmd.grad(nn.softplus)(np.inf)) == 1.0

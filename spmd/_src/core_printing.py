@@ -166,7 +166,8 @@ def pp_toplevel_jaxpr(top: Jaxpr) -> pp.Doc:
         for eqn in j.eqns:
             inner = _jaxprs_in_params(eqn.params)
             queue.extend(inner)
-            name = eqn.params.get("name")
+            # A jit's program is named after the jit; any other (a custom_jvp's) is "jaxpr".
+            name = eqn.params.get("name") if eqn.primitive in pp_alias_primitives else None
             if isinstance(name, str):
                 for sub in inner:
                     names.setdefault(id(sub), name.strip("<>"))

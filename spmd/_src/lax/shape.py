@@ -1014,6 +1014,15 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     shape = np.shape(x) if shape is None else shape
     dt = x.dtype if dtype is None else dtype
     weak = dtype is None and getattr(x, "weak_type", False)
+    if weak and not isinstance(fill_value, core.Tracer) and not hasattr(fill_value, "aval"):
+        # A weak constant from the start: no conversion equation (JAX folds it too).
+        dt = dtypes.canonicalize_dtype(dt)
+        if dtypes.is_python_scalar(fill_value):
+            fill = core.make_concrete(dtypes.coerce_scalar(fill_value, dt), True)
+        else:
+            with np.errstate(all="ignore"):
+                fill = core.make_concrete(np.asarray(fill_value).astype(dt), True)
+        return broadcast_in_dim(fill, _ints(shape), ())
     out = full(shape, fill_value, dt)
     if weak:
         from spmd._src.lax.elementwise.conversion import convert_element_type

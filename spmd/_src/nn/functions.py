@@ -35,7 +35,7 @@ from spmd._src.numpy import (
     statistics,
     ufuncs,
 )
-from spmd._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
+from spmd._src.numpy.util import promote_dtypes_inexact
 
 # The jnp functions used here, under their public names (spmd.numpy itself is a public module,
 # above this layer).
@@ -186,37 +186,6 @@ def silu(x: Any) -> Any:
 swish = silu
 
 
-def _logaddexp_impl(x1, x2):
-    return jnp.logaddexp(x1, x2)
-
-
-# jnp.logaddexp with JAX's custom JVP: at x1 == x2 each operand gets half the tangent (lax.max's
-# derivative would give it all to one side), and infinite operands give no NaN.
-_logaddexp = custom_jvp(_logaddexp_impl)
-_logaddexp.__name__ = "logaddexp"
-
-
-def _replace_inf(x):
-    return jnp.where(jnp.isinf(x), jnp.zeros_like(x), x)
-
-
-def _logaddexp_jvp(primals, tangents):
-    x1, x2 = primals
-    t1, t2 = tangents
-    out = _logaddexp(x1, x2)
-    base = _replace_inf(out)
-    tangent = t1 * jnp.exp(_replace_inf(x1) - base) + t2 * jnp.exp(_replace_inf(x2) - base)
-    return out, tangent
-
-
-_logaddexp.defjvp(_logaddexp_jvp)
-
-
-def logaddexp(x1: Any, x2: Any) -> Any:
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp(x1, x2)
-
-
 @jit
 def softplus(x: Any) -> Any:
     """``log(1 + exp(x))``, computed as ``logaddexp(x, 0)`` (no overflow).
@@ -224,7 +193,7 @@ def softplus(x: Any) -> Any:
     >>> nn.softplus(jnp.array([0.0, 100.0]))
     Array([  0.6931472, 100.       ], dtype=float32)
     """
-    return logaddexp(x, 0)
+    return jnp.logaddexp(x, 0)
 
 
 @jit

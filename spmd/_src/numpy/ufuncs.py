@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 from spmd._src import dtypes
 from spmd._src.array import Array
+from spmd._src.custom_derivatives import custom_jvp
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy.util import (
     check_arraylike,
     promote_args,
@@ -468,24 +470,73 @@ def float_power(x1, x2, /):
     return lax.pow(x1, x2)
 
 
+def _replace_posinf(x):
+    # +inf -> 0: an infinite operand or result must not make the slope's inf - inf a NaN.
+    return lax.select_n(lax.eq(x, _const(x, np.inf)), x, lax_shape.full_like(x, 0))
+
+
+def _logaddexp(x1, x2):
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    # Where delta is NaN (inf - inf, or a NaN operand), x1 + x2 is the answer (inf or NaN).
+    nan = lax.ne(delta, delta)
+    both = lax.add(x1, x2)
+    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return lax.select_n(nan, out, both)
+
+
+_logaddexp.__name__ = "logaddexp"
+_logaddexp = custom_jvp(_logaddexp)
+
+
+def _logaddexp_jvp(primals, tangents):
+    # d/dx1 = exp(x1 - out), split evenly at x1 == x2 (lax.max's slope would give it to one
+    # side) and finite at infinities (JAX's rule, so gradients agree at -inf and +inf too).
+    (x1, x2), (t1, t2) = primals, tangents
+    out = _logaddexp(x1, x2)
+    slope1 = lax.exp(lax.sub(_replace_posinf(x1), _replace_posinf(out)))
+    slope2 = lax.exp(lax.sub(_replace_posinf(x2), _replace_posinf(out)))
+    return out, lax.add(lax.mul(t1, slope1), lax.mul(t2, slope2))
+
+
+_logaddexp.defjvp(_logaddexp_jvp)
+
+
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow."""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    return _logaddexp(x1, x2)
+
+
+def _logaddexp2(x1, x2):
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
-    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    # Where delta is NaN (inf - inf), the larger operand is the answer (or NaN propagates).
-    return lax.select_n(lax.ne(delta, delta), out, lax.add(x1, x2))
+    nan = lax.ne(delta, delta)
+    both = lax.add(x1, x2)
+    log2e = _const(x1, np.log2(np.e))
+    out = lax.add(amax, lax.mul(log2e, lax.log1p(lax.exp2(lax.neg(lax.abs(delta))))))
+    return lax.select_n(nan, out, both)
+
+
+_logaddexp2.__name__ = "logaddexp2"
+_logaddexp2 = custom_jvp(_logaddexp2)
+
+
+def _logaddexp2_jvp(primals, tangents):
+    (x1, x2), (t1, t2) = primals, tangents
+    out = _logaddexp2(x1, x2)
+    slope1 = lax.exp2(lax.sub(_replace_posinf(x1), _replace_posinf(out)))
+    slope2 = lax.exp2(lax.sub(_replace_posinf(x2), _replace_posinf(out)))
+    return out, lax.add(lax.mul(t1, slope1), lax.mul(t2, slope2))
+
+
+_logaddexp2.defjvp(_logaddexp2_jvp)
 
 
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)`` without overflow."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    ln2 = _const(x1, np.log(2))
-    out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
-    return lax.select_n(lax.ne(delta, delta), out, lax.add(x1, x2))
+    return _logaddexp2(x1, x2)
 
 
 def log2(x, /):
