@@ -61,6 +61,7 @@ from spmd import (  # noqa: E402
     nn,  # noqa: E402
     numpy,
     random,
+    scipy,  # jax.scipy.special works after a bare `import jax`
     sharding,
     tree,
     tree_util,
@@ -120,6 +121,7 @@ __all__ = [
     "make_jaxpr",
     "numpy",
     "random",
+    "scipy",
     "tree",
     "tree_util",
 ]

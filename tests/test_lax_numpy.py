@@ -1659,3 +1659,35 @@ def test_linspace_eager_equals_jit() -> None:
     f = lambda a, b: jnp.linspace(a, b, 7, axis=-1)  # noqa: E731
     a, b = np.array([0.0, 1.0], np.float32), np.array([1.0, -3.0], np.float32)
     np.testing.assert_array_equal(f(a, b), spmd.jit(f)(a, b))
+
+
+def test_hypot_does_not_overflow_and_has_jax_slopes():
+    # Values from JAX 0.10 (and NumPy for the values): the larger leg is factored out, so
+    # 1e30 legs do not overflow float32; at (0, 0) each leg gets half the slope.
+    f32 = np.float32
+    assert float(jnp.hypot(f32(1e30), f32(1e30))) == float(np.hypot(f32(1e30), f32(1e30)))
+    assert float(jnp.hypot(f32(np.inf), f32(np.nan))) == np.inf
+    assert np.isnan(float(jnp.hypot(f32(np.nan), f32(1.0))))
+    g = spmd.grad(jnp.hypot, argnums=(0, 1))
+    assert [float(v) for v in g(f32(0.0), f32(0.0))] == [0.5, 0.5]
+    assert [float(v) for v in g(f32(-3.0), f32(0.0))] == [-1.0, 0.0]
+    with pytest.raises(ValueError, match="hypot"):
+        jnp.hypot(np.complex64(1), np.complex64(1))
+
+
+def test_digamma_at_infinities():
+    from spmd import lax
+
+    assert float(lax.digamma(np.float32(np.inf))) == np.inf
+    assert np.isnan(float(lax.digamma(np.float32(-np.inf))))  # raised OverflowError before
+
+
+def test_scipy_needs_no_import_of_its_own():
+    # As `jax.scipy.special` after a bare `import jax`; checked in a fresh interpreter, since
+    # this one may have imported spmd.scipy already.
+    import subprocess
+    import sys
+
+    code = "import spmd; print(float(spmd.scipy.special.xlogy(2.0, 1.0)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0.0"

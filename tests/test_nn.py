@@ -418,3 +418,11 @@ def test_softplus_slope_at_infinities():
     # JAX 0.10 gives 0 at -inf and 1 at +inf (spmd gave 1 at -inf: -inf was replaced by 0).
     assert float(spmd.grad(nn.softplus)(-np.inf)) == 0.0
     assert float(spmd.grad(nn.softplus)(np.inf)) == 1.0
+
+
+def test_log1mexp_slope_is_finite_at_the_ends():
+    # Values from JAX 0.10: the slope 1/expm1(x) is a custom JVP, so the where's branches do
+    # not turn the edges into NaN.
+    got = [float(spmd.grad(nn.log1mexp)(np.float32(v))) for v in (-np.inf, 0.0, -0.0, 1.0)]
+    assert got[:3] == [-1.0, np.inf, -np.inf]
+    np.testing.assert_allclose(got[3], 1 / np.expm1(1.0), rtol=1e-6)

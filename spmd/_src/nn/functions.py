@@ -345,15 +345,34 @@ def sparse_sigmoid(x: Any) -> Any:
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
-@jit
+def _log1mexp(x):
+    c = jnp.log(2.0)
+    return jnp.where(x < c, jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+_log1mexp.__name__ = "log1mexp"
+_log1mexp = jit(_log1mexp)
+
+
+@custom_jvp
 def log1mexp(x: Any) -> Any:
-    """``log(1 - exp(-x))`` for ``x > 0``, accurate at both ends.
+    """``log(1 - exp(-x))`` for ``x > 0``, accurate at both ends; its slope is
+    ``1 / expm1(x)`` (also where the two branches' derivatives are not finite).
 
     >>> nn.log1mexp(jnp.array([1.0]))
     Array([-0.4586751], dtype=float32)
     """
-    c = jnp.log(2.0)
-    return jnp.where(x < c, jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+    return _log1mexp(x)
+
+
+def _log1mexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = log1mexp(x)
+    return out, t / jnp.expm1(x)
+
+
+_log1mexp_jvp.__name__ = "jvp"
+log1mexp.defjvp(_log1mexp_jvp)
 
 
 def gelu(x: Any, approximate: bool = True) -> Any:

@@ -552,9 +552,24 @@ def log10(x, /):
 
 
 def hypot(x1, x2, /):
-    """``sqrt(x1**2 + x2**2)``."""
+    """``sqrt(x1**2 + x2**2)``, without overflow: the larger leg times
+    ``sqrt(1 + (smaller / larger)**2)`` (so ``hypot(1e30, 1e30)`` is finite in float32)."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
-    return lax.sqrt(lax.add(lax.mul(x1, x1), lax.mul(x2, x2)))
+    if dtypes.issubdtype(x1.dtype, np.complexfloating):
+        raise ValueError(
+            f"jnp.hypot is not defined for complex inputs (got {x1.dtype.name}): take abs() first."
+        )
+    a, b = lax.abs(x1), lax.abs(x2)
+    inf = _const(a, np.inf)
+    either_inf = lax.bitwise_or(lax.eq(a, inf), lax.eq(b, inf))
+    big, small = lax.max(a, b), lax.min(a, b)
+    zero = lax.eq(big, _const(big, 0))
+    safe = lax.select_n(zero, big, lax_shape.full_like(big, 1))
+    ratio = lax.div(small, safe)
+    scaled = lax.mul(big, lax.sqrt(lax.add(_const(big, 1), lax.mul(ratio, ratio))))
+    out = lax.select_n(zero, scaled, big)
+    # inf beats NaN here, as in NumPy: hypot(inf, nan) is inf.
+    return lax.select_n(either_inf, out, lax_shape.full_like(out, np.inf))
 
 
 def deg2rad(x, /):

@@ -442,6 +442,8 @@ defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 def _digamma_scalar(v: float) -> float:
     if math.isnan(v):
         return math.nan
+    if math.isinf(v):  # log growth at +inf; no limit at -inf (poles at every negative integer)
+        return math.inf if v > 0 else math.nan
     if v <= 0 and v == math.floor(v):
         return math.nan
     result = 0.0
