@@ -764,3 +764,16 @@ def test_decompositions():
     _close(jnp.linalg.multi_dot([_ones(3), _ones(3, 4), _ones(4, 2)]), [12.0, 12.0])
     with pytest.raises(ValueError, match="square"):
         jnp.linalg.det(_ones(2, 3))
+
+
+def test_eigh_and_svd_of_non_finite_matrices_are_nan_not_an_error():
+    # JAX returns NaN where LAPACK cannot converge; a batch keeps its other matrices' results.
+    x = np.array([-np.inf, 1.0, 2.0], np.float32)
+    bad = np.outer(x, x) + np.eye(3, dtype=np.float32)
+    batch = np.stack([bad, np.eye(3, dtype=np.float32)])
+    w = np.asarray(jnp.linalg.eigh(batch)[0])
+    s = np.asarray(jnp.linalg.svd(batch, compute_uv=False))
+    u, s2, vh = (np.asarray(a) for a in jnp.linalg.svd(batch))
+    for got in (w, s, s2):
+        assert np.isnan(got[0]).all() and np.array_equal(got[1], np.ones(3, np.float32))
+    assert np.isnan(u[0]).all() and np.isnan(vh[0]).all()

@@ -72,6 +72,31 @@ def _each_matrix(fn: Callable, a: np.ndarray, *rest: np.ndarray) -> np.ndarray:
     return out
 
 
+def _each_matrix_outputs(fn: Callable, a: np.ndarray) -> list[np.ndarray]:
+    """``fn`` (one matrix -> several arrays, batched like NumPy's) over a batch of matrices;
+    where LAPACK fails on a matrix (no convergence on NaN or inf entries), that matrix's
+    outputs are NaN, as JAX returns them, instead of an exception for the whole batch."""
+    finite = np.isfinite(a).all(axis=(-2, -1)) if a.size else np.ones(a.shape[:-2], bool)
+    if finite.all():
+        try:
+            return list(fn(a))
+        except np.linalg.LinAlgError:
+            pass
+    batch = a.shape[:-2]
+    probe = fn(np.zeros(a.shape[-2:], a.dtype))  # each output's shape and dtype
+    outs = [np.full((*batch, *np.shape(p)), np.nan, np.asarray(p).dtype) for p in probe]
+    for idx in np.ndindex(*batch):
+        if not finite[idx]:
+            continue  # LAPACK would not converge (and would complain on stderr)
+        try:
+            got = fn(a[idx])
+        except np.linalg.LinAlgError:
+            continue
+        for o, g in zip(outs, got):
+            o[idx] = g
+    return outs
+
+
 def _vmap_leading(prim: core.Primitive) -> Callable:
     """Batching rule of a primitive that maps over its operands' leading dimensions: the
     mapped dimension goes to the front of every operand (unmapped operands are broadcast)."""
@@ -270,7 +295,8 @@ def _eigh_abstract_eval(x, *, lower):
 
 
 def _eigh_impl(x, *, lower):
-    w, v = np.linalg.eigh(_compute(x), UPLO="L" if lower else "U")
+    uplo = "L" if lower else "U"
+    w, v = _each_matrix_outputs(lambda m: np.linalg.eigh(m, UPLO=uplo), _compute(x))
     return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
 
 
@@ -416,12 +442,12 @@ def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     xc = _compute(x)
     if not compute_uv:
         s = (
-            np.linalg.svd(xc, compute_uv=False)
+            _each_matrix_outputs(lambda m: (np.linalg.svd(m, compute_uv=False),), xc)[0]
             if x.size
             else np.zeros((*x.shape[:-2], min(x.shape[-2:])), xc.dtype)
         )
         return [np.asarray(s).astype(_real_dtype(out_dt))]
-    u, s, vh = np.linalg.svd(xc, full_matrices=full_matrices)
+    u, s, vh = _each_matrix_outputs(lambda m: np.linalg.svd(m, full_matrices=full_matrices), xc)
     return [s.astype(_real_dtype(out_dt)), u.astype(out_dt), vh.astype(out_dt)]
 
 
