@@ -1143,6 +1143,29 @@ for _s in [(3, 3), (2, 4, 4)]:
     add("eigh", Config(f"float32{_s}", lambda x: _linalg.eigh(x, symmetrize_input=False), (_x,),
                        lambda x: list(np.linalg.eigh(x))[::-1], ["float32", "float32"], LOOSE,
                        native=True))  # fmt: skip
+
+
+def _eig_ref(x, vectors=True):
+    # NumPy's eig on the same float32 input (the same LAPACK geev, so the same order and
+    # normalisation of the eigenvectors), made complex as lax.linalg.eig's results are.
+    w, v = np.linalg.eig(x)
+    return [w.astype(np.complex64), v.astype(np.complex64)] if vectors else w.astype(np.complex64)
+
+
+# Eigenvector derivatives (an opt-in) hold for distinct eigenvalues and a unique largest
+# component per vector, which this matrix has; the batch sweeps the eigenvalues alone (their
+# second derivative needs the vectors' derivative, hence the opt-in there too).
+add("eig", Config("float32(3, 3) right eigenvectors",
+                  lambda x: _linalg.eig(x, compute_left_eigenvectors=False,
+                                        enable_eigvec_derivs=True),
+                  (_lin_gen((3, 3), "eig"),), _eig_ref, ["complex64", "complex64"], LOOSE,
+                  native=True))  # fmt: skip
+add("eig", Config("float32(2, 4, 4) eigenvalues",
+                  lambda x: _linalg.eig(x, compute_left_eigenvectors=False,
+                                        compute_right_eigenvectors=False,
+                                        enable_eigvec_derivs=True)[0],
+                  (_lin_gen((2, 4, 4), "eig"),), lambda x: _eig_ref(x, False), "complex64",
+                  LOOSE, native=True))  # fmt: skip
 for _as, _bs in [((3, 3), (3,)), ((2, 3, 3), (2, 3, 2))]:
     add("solve", Config(f"float32{_as} b{_bs}", _linalg.solve,
                         (_lin_gen(_as, "sa"), _lin_gen(_bs, "sb")),
@@ -1551,3 +1574,52 @@ for _ax, _tiled in [(0, False), (-1, True)]:
               lambda vals, p: np.concatenate(vals, axis=a) if t else np.stack(vals, axis=a), x),
           ["float32", "int32"], [(2, (3,)), (4, (2, 4))], lambda n: [None],
           f" axis={_ax} tiled={_tiled}")  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
+# Fourier transforms (spmd._src.lax.fft), through the un-jitted lax.fft (so that the call binds
+# fft itself, after the operand's conversion to complex where the type asks for it). The kernel
+# and the references both compute in double precision and round once, so complex results are
+# compared exactly; IRFFT's real ones within LOOSE. The derivative sweep takes 4 of the 7
+# float32 calls, evenly spaced (the 1st, 3rd, 5th and 7th): they are one per transform type.
+
+from spmd._src.lax import fft as _fft_mod  # noqa: E402
+
+
+def _fft_ref(kind, lengths):
+    def ref(x):
+        axes = tuple(range(x.ndim - len(lengths), x.ndim))
+        if kind == "RFFT":
+            return np.fft.rfftn(np.asarray(x, np.float64), axes=axes)
+        x = np.asarray(x, np.complex128)
+        if kind == "IRFFT":
+            return np.fft.irfftn(x, s=lengths, axes=axes)
+        return (np.fft.fftn if kind == "FFT" else np.fft.ifftn)(x, axes=axes)
+
+    return ref
+
+
+for _kind, _lengths, _shape, _dt in [
+    ("FFT", (5,), (2, 5), "float32"),
+    ("RFFT", (7,), (2, 7), "float32"),
+    ("IFFT", (3, 4), (2, 3, 4), "float32"),
+    ("FFT", (2, 3), (2, 3), "float32"),
+    ("RFFT", (6,), (3, 6), "float32"),
+    ("RFFT", (3, 4), (2, 3, 4), "float32"),
+    ("IRFFT", (6,), (3, 4), "float32"),
+    ("FFT", (8,), (8,), "complex64"),
+    ("FFT", (3, 4), (2, 3, 4), "complex64"),
+    ("FFT", (2, 3, 4), (2, 3, 4), "complex64"),
+    ("IFFT", (7,), (3, 7), "complex64"),
+    ("IRFFT", (7,), (2, 4), "complex64"),
+    ("IRFFT", (3, 6), (2, 3, 4), "complex64"),
+    ("IRFFT", (1,), (3, 1), "complex64"),
+]:
+    _out = "float32" if _kind == "IRFFT" else "complex64"
+    add("fft", Config(
+        f"{_kind} {_dt}{_shape} fft_lengths={_lengths}",
+        lambda x, k=_kind, n=_lengths: _fft_mod._fft(x, _fft_mod.FftType[k], n),
+        (gen(_dt, _shape, seed="fft"),),
+        _fft_ref(_kind, _lengths),
+        _out,
+        LOOSE,
+    ))  # fmt: skip

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core
+from spmd._src import core, dtypes
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as ew
 from spmd._src.lax.dot import dot_general
-from spmd._src.lax.reductions import reduce_sum
+from spmd._src.lax.reductions import reduce_max, reduce_sum
 from spmd._src.lax.rules import bdim_at_front
 from spmd._src.lax.shape import broadcast_in_dim, transpose
 
@@ -644,9 +644,193 @@ ad.primitive_jvps[solve_p] = _solve_jvp
 ad.primitive_transposes[solve_p] = _solve_transpose
 
 
+# ---------------------------------------------------------------------------------------------
+# eig (general, non-Hermitian matrices; CPU kernel: LAPACK geev through numpy.linalg)
+
+
+def eig(
+    x,
+    *,
+    compute_left_eigenvectors: bool = True,
+    compute_right_eigenvectors: bool = True,
+    enable_eigvec_derivs: bool = False,
+    implementation=None,
+    use_magma=None,
+):
+    """Eigenvalues ``w`` (complex, in no particular order) and optionally the left and right
+    eigenvectors of (a batch of) square matrices: ``x @ vr == vr * w`` and
+    ``vl^H @ x == w[:, None] * vl^H``. Returns the list ``[w, vl, vr]`` without the vectors
+    that were not asked for.
+
+    Each eigenvector has unit 2-norm and its largest-magnitude component real (LAPACK geev's
+    normalisation). Matrices with NaN or inf entries give NaN results. Eigenvalues can be
+    differentiated; right eigenvectors only with ``enable_eigvec_derivs`` (their derivative is
+    valid for distinct eigenvalues and a unique largest-magnitude component).
+
+    >>> [w] = linalg.eig(jnp.array([[2.0, 0.0], [0.0, 3.0]]), compute_left_eigenvectors=False,
+    ...                  compute_right_eigenvectors=False)
+    >>> w
+    Array([2.+0.j, 3.+0.j], dtype=complex64)
+    """
+    del use_magma  # a GPU option: the CPU kernel is the only one here
+    _eig_check(core.get_aval(x))
+    return eig_p.bind(
+        x,
+        compute_left_eigenvectors=bool(compute_left_eigenvectors),
+        compute_right_eigenvectors=bool(compute_right_eigenvectors),
+        enable_eigvec_derivs=bool(enable_eigvec_derivs),
+        implementation=implementation,
+    )
+
+
+def _complex_dtype(dt: np.dtype) -> np.dtype:
+    """The complex dtype of eigenvalues of a matrix of dtype ``dt`` (float or complex)."""
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        return dt
+    return np.dtype(np.complex128 if dt == np.float64 else np.complex64)
+
+
+def _eig_check(aval, fn: str = "eig") -> None:
+    shape, dt = tuple(aval.shape), np.dtype(aval.dtype)
+    if len(shape) < 2:
+        raise TypeError(f"{fn}: the input must have rank at least 2, but got shape={shape}.")
+    if shape[-1] != shape[-2]:
+        raise ValueError(
+            f"{fn}: the input must be a square matrix (or a batch of them), got shape {shape}."
+        )
+    floating = dtypes.issubdtype(dt, np.floating)  # bfloat16's NumPy kind is "V", not "f"
+    if not (floating or dt.kind == "c"):
+        raise TypeError(
+            f"{fn} does not accept dtype {dt.name}: it takes floating or complex input."
+        )
+    if floating and dt.itemsize < 4:
+        # As JAX's CPU kernel: LAPACK has no 16-bit eigensolver, and there is no 16-bit complex
+        # type for the results.
+        raise NotImplementedError(f"{fn}: unsupported dtype {dt.name}; use float32 or float64.")
+
+
+def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
+    _eig_check(x)
+    cdt = _complex_dtype(x.dtype)
+    outs = [core.ShapedArray(x.shape[:-1], cdt)]
+    n_vectors = int(compute_left_eigenvectors) + int(compute_right_eigenvectors)
+    return outs + [core.ShapedArray(x.shape, cdt)] * n_vectors
+
+
+def _unit_columns(v: np.ndarray) -> np.ndarray:
+    """Columns scaled to unit 2-norm with their largest-magnitude component real positive."""
+    v = v / np.linalg.norm(v, axis=-2, keepdims=True)
+    top = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2)[..., None, :], axis=-2)
+    return v * (np.conj(top) / np.abs(top))
+
+
+def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
+    cdt = _complex_dtype(x.dtype)
+    n = x.shape[-1]
+
+    def kernel(m):
+        # NumPy returns real arrays when every eigenvalue is real: always make them complex,
+        # so that a batch computed matrix by matrix has one dtype.
+        if not (compute_left_eigenvectors or compute_right_eigenvectors):
+            return [np.linalg.eigvals(m).astype(cdt)]
+        w, vr = np.linalg.eig(m)
+        vr = vr.astype(cdt)
+        outs = [w.astype(cdt)]
+        if compute_left_eigenvectors:
+            # The rows of vr^-1 are the left eigenvectors (conjugated), in the order of w.
+            outs.append(_unit_columns(np.conj(np.swapaxes(np.linalg.inv(vr), -1, -2))))
+        if compute_right_eigenvectors:
+            outs.append(vr)
+        return outs
+
+    if n == 0:
+        w = np.zeros(x.shape[:-1], cdt)
+        vectors = int(compute_left_eigenvectors) + int(compute_right_eigenvectors)
+        return [w] + [np.zeros(x.shape, cdt) for _ in range(vectors)]
+    outs = [np.asarray(o, cdt) for o in _each_matrix_outputs(kernel, x)]
+    for o in outs:
+        # Where LAPACK failed the results are NaN; JAX's are NaN in both parts.
+        o[np.isnan(o.real)] = complex(np.nan, np.nan)
+    return outs
+
+
+def _eig_jvp(
+    primals,
+    tangents,
+    outs,
+    *,
+    compute_left_eigenvectors,
+    compute_right_eigenvectors,
+    enable_eigvec_derivs,
+    implementation,
+):
+    # With A V = V diag(w) and C = V^-1 dA V: dw = diag(C), and dV = V (F * C + diag(d)),
+    # F[i, j] = 1 / (w[j] - w[i]) off the diagonal. The free diagonal d keeps each column's
+    # normalisation: re(d) = -re(v^H dv) (unit norm), im(d) = -im(dv[p]) / v[p] with p the
+    # largest-magnitude component (kept real).
+    if compute_left_eigenvectors or (compute_right_eigenvectors and not enable_eigvec_derivs):
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+            "input that cannot be checked (distinct eigenvalues, a unique largest-magnitude "
+            "component); pass enable_eigvec_derivs=True to lax.linalg.eig to opt in for right "
+            "eigenvectors (left eigenvectors have no derivative). Eigenvalues alone "
+            "(jnp.linalg.eigvals) can be differentiated."
+        )
+    (x,), (t,) = primals, tangents
+    w = outs[0]
+    if compute_right_eigenvectors:
+        v = outs[-1]
+    else:
+        # The vectors inherit the opt-in: with it, the eigenvalues' derivative (which uses them)
+        # can be differentiated again.
+        _, v = eig_p.bind(
+            x,
+            compute_left_eigenvectors=False,
+            compute_right_eigenvectors=True,
+            enable_eigvec_derivs=enable_eigvec_derivs,
+            implementation=implementation,
+        )
+    if t.dtype != v.dtype:
+        t = ew.convert_element_type(t, v.dtype)
+    c = solve_p.bind(v, _mm(t, v))
+    dw = _diag(c)
+    if not compute_right_eigenvectors:
+        return [dw]
+    n = w.shape[-1]
+    nd = w.ndim
+    shape = (*w.shape, n)
+    w_j = broadcast_in_dim(w, shape, (*range(nd - 1), nd))
+    w_i = broadcast_in_dim(w, shape, tuple(range(nd)))
+    eye = _const(np.eye(n), w_j)
+    f = ew.sub(ew.div(_const(1, eye), ew.add(ew.sub(w_j, w_i), eye)), eye)
+    dv = _mm(v, ew.mul(f, c))
+    # The normalisation: `top` marks each column's largest-magnitude component.
+    mag = ew.abs(v)
+    col_max = broadcast_in_dim(reduce_max(mag, (v.ndim - 2,)), v.shape, (*range(nd - 1), nd))
+    top = ew.convert_element_type(ew.eq(mag, col_max), v.dtype)
+    v_top = ew.real(reduce_sum(ew.mul(v, top), (v.ndim - 2,)))
+    norm_part = ew.real(reduce_sum(ew.mul(_conj(v), dv), (v.ndim - 2,)))
+    phase_part = ew.div(ew.imag(reduce_sum(ew.mul(dv, top), (v.ndim - 2,))), v_top)
+    d = ew.neg(
+        ew.add(
+            ew.convert_element_type(norm_part, v.dtype),
+            ew.mul(ew.convert_element_type(phase_part, v.dtype), _const(1j, w)),
+        )
+    )
+    dv = ew.add(dv, ew.mul(v, broadcast_in_dim(d, v.shape, (*range(nd - 1), nd))))
+    return [dw, dv]
+
+
+eig_p = _linalg_primitive("eig", _eig_impl, _eig_abstract_eval, multiple_results=True)
+ad.primitive_jvps[eig_p] = _eig_jvp
+
+
 __all__ = [
     "cholesky",
     "cholesky_p",
+    "eig",
+    "eig_p",
     "eigh",
     "eigh_p",
     "qr",

@@ -1,0 +1,119 @@
+"""Record JAX's results for ``tests/cases_linalg_more.py`` into
+``tests/golden/linalg_more.json`` (read by ``tests/test_linalg_more.py``).
+
+Run with real JAX (not spmd), on CPU:
+``/path/to/jax/python tests/golden_gen/linalg_more_gen.py``.
+
+For every case, ``fn(*args)`` runs eagerly and under ``jax.jit``; each output leaf is recorded
+as its dtype name, weak type, shape and flattened values (complex values as their real and
+imaginary parts; floats as the shortest decimal that names the value in its own dtype; NaN and
+infinities as the strings ``"nan"``, ``"inf"``, ``"-inf"``). The jit result is stored only where
+it differs from the eager one. Cases with ``grad`` argnums also record ``jax.grad`` of the case's
+scalar loss by those arguments. A case that raises records the exception class and message; the
+class must be what the case declares (``error=``), else the script reports it and exits non-zero.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+TESTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+
+OUT = TESTS / "golden" / "linalg_more.json"
+
+
+def encode_floats(flat: np.ndarray) -> list:
+    out = []
+    for v in flat:
+        f = float(v)
+        if np.isnan(f):
+            out.append("nan")
+        elif np.isinf(f):
+            out.append("inf" if f > 0 else "-inf")
+        else:
+            # str() of a NumPy scalar is a short decimal that rounds back to it.
+            out.append(float(str(v)))
+    return out
+
+
+def record_leaf(x) -> dict:
+    a = np.asarray(x)
+    rec = {"dtype": a.dtype.name, "weak_type": getattr(x, "weak_type", None), "shape": a.shape}
+    flat = a.ravel()
+    if a.dtype == np.bool_:
+        rec["values"] = [bool(v) for v in flat]
+    elif a.dtype.kind in "iu":
+        rec["values"] = [int(v) for v in flat]
+    elif a.dtype.kind == "c":
+        rec["values"] = encode_floats(flat.real)
+        rec["imag"] = encode_floats(flat.imag)
+    else:
+        rec["values"] = encode_floats(flat)
+    rec["shape"] = list(a.shape)
+    return rec
+
+
+def record(out) -> dict:
+    from cases_linalg_more import flatten
+
+    tree, leaves = flatten(out)
+    return {"tree": tree, "leaves": [record_leaf(x) for x in leaves]}
+
+
+def loss_of(fn, loss, jnp):
+    return lambda *a: loss(jnp, fn(*a))
+
+
+def main() -> None:
+    import jax
+    import jax.numpy as jnp
+    from cases_linalg_more import CASES
+    from jax import lax
+
+    def to_jax(a):
+        return jnp.asarray(a) if isinstance(a, np.ndarray) and a.dtype != object else a
+
+    golden, problems = {}, []
+    for c in CASES:
+        fn, args = c.build(jnp, lax)
+        args = [to_jax(a) for a in args]
+        entry = {}
+        try:
+            eager = record(fn(*args))
+        except Exception as e:  # noqa: BLE001 -- the class is the golden result
+            entry["error"] = type(e).__name__
+            entry["message"] = str(e).split("\n")[0]
+            if c.error != type(e).__name__:
+                problems.append(f"{c.name}: raised {type(e).__name__}: {e}")
+            golden[c.name] = entry
+            continue
+        if c.error is not None:
+            problems.append(f"{c.name}: expected {c.error}, got a result")
+        entry["eager"] = eager
+        if c.jit:
+            jitted = record(jax.jit(fn)(*args))
+            if jitted != eager:
+                entry["jit"] = jitted
+        if c.grad is not None:
+            g = jax.grad(loss_of(fn, c.loss_fn(jnp), jnp), argnums=c.grad)(*args)
+            entry["grad"] = record(tuple(g))
+        golden[c.name] = entry
+
+    lines = [f"{json.dumps(k)}: {json.dumps(golden[k], sort_keys=True)}" for k in sorted(golden)]
+    text = "{\n" + json.dumps("jax_version") + ": " + json.dumps(jax.__version__) + ",\n"
+    text += json.dumps("cases") + ": {\n" + ",\n".join(lines) + "\n}}\n"
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(text)
+    print(f"wrote {OUT}: {len(golden)} cases, {len(text) // 1024} KiB")
+    if problems:
+        print(f"{len(problems)} problems:\n  " + "\n  ".join(problems))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""Record JAX's results for ``tests/cases_numpy_polynomial.py`` into
+``tests/golden/numpy_polynomial.json``.
+
+Run with real JAX (not spmd):  ``/path/to/jax/python tests/golden_gen/numpy_polynomial_gen.py``.
+
+For every case, ``fn(*args)`` is run eagerly and under ``jax.jit`` (the jit result is stored only
+where it differs), and for cases with ``grad``, ``jax.grad`` of ``weighted_loss`` with respect to
+those arguments. Leaves are recorded as in ``numpy_gen.py`` (dtype name, weak type, shape,
+flattened values; a complex leaf's values are ``{"real": [...], "imag": [...]}``). A case that
+raises records the exception class, which must be what the case declares (``error=``);
+otherwise the script reports it and exits non-zero.
+
+JAX's caches are cleared before each case: in JAX 0.10.2 ``jnp.interp`` called with ``period``
+after a call with ``left``/``right`` (or the other way round) can reuse the other call's compiled
+program and return its results.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+TESTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+OUT = TESTS / "golden" / "numpy_polynomial.json"
+
+
+def main() -> None:
+    import jax
+    import jax.numpy as jnp
+    from cases_numpy import flatten
+    from cases_numpy_polynomial import CASES, weighted_loss
+    from jax import lax
+    from numpy_gen import encode_values, record_leaf
+
+    def leaf(x) -> dict:
+        # Complex leaves (which numpy_gen does not record) keep their real and imaginary parts.
+        a = np.asarray(x)
+        if a.dtype.kind != "c":
+            return record_leaf(x)
+        return {
+            "dtype": a.dtype.name,
+            "weak_type": getattr(x, "weak_type", None),
+            "shape": list(a.shape),
+            "values": {"real": encode_values(a.real), "imag": encode_values(a.imag)},
+        }
+
+    def record(out) -> dict:
+        tree, leaves = flatten(out)
+        return {"tree": tree, "leaves": [leaf(x) for x in leaves]}
+
+    def to_jax(a):
+        return jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
+
+    def run(f, args):
+        try:
+            return record(f(*args)), None
+        except Exception as e:  # noqa: BLE001 -- the class is the golden result
+            return None, e
+
+    golden, problems = {}, []
+    for c in CASES:
+        jax.clear_caches()
+        fn, args = c.build(jnp, lax)
+        args = [to_jax(a) for a in args]
+        entry = {}
+        eager, err = run(fn, args)
+        if err is not None:
+            entry["error"] = type(err).__name__
+            if c.error != type(err).__name__:
+                problems.append(f"{c.name}: eager raised {type(err).__name__}: {err}")
+        else:
+            if c.error is not None:
+                problems.append(f"{c.name}: expected {c.error}, got a result")
+            entry["eager"] = eager
+            if c.jit:
+                jax.clear_caches()
+                jitted, err = run(jax.jit(fn), args)
+                if err is not None:
+                    problems.append(f"{c.name}: jit raised {type(err).__name__}: {err}")
+                elif jitted != eager:
+                    entry["jit"] = jitted
+            if c.grad:
+                jax.clear_caches()
+                g, err = run(jax.grad(weighted_loss(jnp, fn), argnums=c.grad), args)
+                if err is not None:
+                    problems.append(f"{c.name}: grad raised {type(err).__name__}: {err}")
+                else:
+                    entry["grad"] = g
+        golden[c.name] = entry
+
+    lines = [f"{json.dumps(k)}: {json.dumps(golden[k], sort_keys=True)}" for k in sorted(golden)]
+    text = "{\n" + json.dumps("jax_version") + ": " + json.dumps(jax.__version__) + ",\n"
+    text += json.dumps("cases") + ": {\n" + ",\n".join(lines) + "\n}}\n"
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(text)
+    print(f"wrote {OUT}: {len(golden)} cases, {len(text) // 1024} KiB")
+    if problems:
+        print(f"{len(problems)} problems:\n  " + "\n  ".join(problems))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
