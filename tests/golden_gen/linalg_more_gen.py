@@ -15,7 +15,6 @@ class must be what the case declares (``error=``), else the script reports it an
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -74,6 +73,7 @@ def main() -> None:
     import jax.numpy as jnp
     from cases_linalg_more import CASES
     from jax import lax
+    from numpy_gen import write_golden
 
     def to_jax(a):
         return jnp.asarray(a) if isinstance(a, np.ndarray) and a.dtype != object else a
@@ -104,15 +104,7 @@ def main() -> None:
             entry["grad"] = record(tuple(g))
         golden[c.name] = entry
 
-    lines = [f"{json.dumps(k)}: {json.dumps(golden[k], sort_keys=True)}" for k in sorted(golden)]
-    text = "{\n" + json.dumps("jax_version") + ": " + json.dumps(jax.__version__) + ",\n"
-    text += json.dumps("cases") + ": {\n" + ",\n".join(lines) + "\n}}\n"
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(f"wrote {OUT}: {len(golden)} cases, {len(text) // 1024} KiB")
-    if problems:
-        print(f"{len(problems)} problems:\n  " + "\n  ".join(problems))
-        sys.exit(1)
+    write_golden(OUT, golden, jax.__version__, problems)
 
 
 if __name__ == "__main__":

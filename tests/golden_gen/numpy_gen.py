@@ -47,6 +47,14 @@ def record_leaf(x) -> dict:
     if isinstance(x, (bool, int, float)):
         return {"py": type(x).__name__, "value": x}
     a = np.asarray(x)
+    if a.dtype.kind == "c":
+        # Complex leaves keep their real and imaginary parts.
+        return {
+            "dtype": a.dtype.name,
+            "weak_type": getattr(x, "weak_type", None),
+            "shape": list(a.shape),
+            "values": {"real": encode_values(a.real), "imag": encode_values(a.imag)},
+        }
     return {
         "dtype": a.dtype.name,
         "weak_type": getattr(x, "weak_type", None),
@@ -60,6 +68,20 @@ def record(out) -> dict:
 
     tree, leaves = flatten(out)
     return {"tree": tree, "leaves": [record_leaf(x) for x in leaves]}
+
+
+def write_golden(path: Path, golden: dict, version: str, problems: list[str]) -> None:
+    """Write ``{"jax_version", "cases"}`` with one case per line (readable diffs); report the
+    problems and exit non-zero if there are any."""
+    lines = [f"{json.dumps(k)}: {json.dumps(golden[k], sort_keys=True)}" for k in sorted(golden)]
+    text = "{\n" + json.dumps("jax_version") + ": " + json.dumps(version) + ",\n"
+    text += json.dumps("cases") + ": {\n" + ",\n".join(lines) + "\n}}\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    print(f"wrote {path}: {len(golden)} cases, {len(text) // 1024} KiB")
+    if problems:
+        print(f"{len(problems)} problems:\n  " + "\n  ".join(problems))
+        sys.exit(1)
 
 
 def main() -> None:
@@ -99,15 +121,7 @@ def main() -> None:
                     entry["jit"] = jitted
         golden[c.name] = entry
 
-    lines = [f"{json.dumps(k)}: {json.dumps(golden[k], sort_keys=True)}" for k in sorted(golden)]
-    text = "{\n" + json.dumps("jax_version") + ": " + json.dumps(jax.__version__) + ",\n"
-    text += json.dumps("cases") + ": {\n" + ",\n".join(lines) + "\n}}\n"
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(f"wrote {OUT}: {len(golden)} cases, {len(text) // 1024} KiB")
-    if problems:
-        print(f"{len(problems)} problems:\n  " + "\n  ".join(problems))
-        sys.exit(1)
+    write_golden(OUT, golden, jax.__version__, problems)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ program and return its results.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -33,26 +32,9 @@ OUT = TESTS / "golden" / "numpy_polynomial.json"
 def main() -> None:
     import jax
     import jax.numpy as jnp
-    from cases_numpy import flatten
     from cases_numpy_polynomial import CASES, weighted_loss
     from jax import lax
-    from numpy_gen import encode_values, record_leaf
-
-    def leaf(x) -> dict:
-        # Complex leaves (which numpy_gen does not record) keep their real and imaginary parts.
-        a = np.asarray(x)
-        if a.dtype.kind != "c":
-            return record_leaf(x)
-        return {
-            "dtype": a.dtype.name,
-            "weak_type": getattr(x, "weak_type", None),
-            "shape": list(a.shape),
-            "values": {"real": encode_values(a.real), "imag": encode_values(a.imag)},
-        }
-
-    def record(out) -> dict:
-        tree, leaves = flatten(out)
-        return {"tree": tree, "leaves": [leaf(x) for x in leaves]}
+    from numpy_gen import record, write_golden
 
     def to_jax(a):
         return jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
@@ -94,15 +76,7 @@ def main() -> None:
                     entry["grad"] = g
         golden[c.name] = entry
 
-    lines = [f"{json.dumps(k)}: {json.dumps(golden[k], sort_keys=True)}" for k in sorted(golden)]
-    text = "{\n" + json.dumps("jax_version") + ": " + json.dumps(jax.__version__) + ",\n"
-    text += json.dumps("cases") + ": {\n" + ",\n".join(lines) + "\n}}\n"
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(f"wrote {OUT}: {len(golden)} cases, {len(text) // 1024} KiB")
-    if problems:
-        print(f"{len(problems)} problems:\n  " + "\n  ".join(problems))
-        sys.exit(1)
+    write_golden(OUT, golden, jax.__version__, problems)
 
 
 if __name__ == "__main__":
