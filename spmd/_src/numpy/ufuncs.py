@@ -475,62 +475,46 @@ def _replace_posinf(x):
     return lax.select_n(lax.eq(x, _const(x, np.inf)), x, lax_shape.full_like(x, 0))
 
 
-def _logaddexp(x1, x2):
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    # Where delta is NaN (inf - inf, or a NaN operand), x1 + x2 is the answer (inf or NaN).
-    nan = lax.ne(delta, delta)
-    both = lax.add(x1, x2)
-    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select_n(nan, out, both)
+def _log_add_exp(name: str, exp: Callable, scale: float | None) -> Callable:
+    """``log_b(b**x1 + b**x2)`` (``exp`` is b**x; ``scale`` is 1/ln(b), None for e) with JAX's
+    custom JVP: the slope b**(x1 - out) is split evenly at x1 == x2 (lax.max's would go to one
+    side) and stays finite at infinities (+inf is replaced by 0 first, as JAX does, so
+    gradients agree at -inf and +inf too)."""
+
+    def impl(x1, x2):
+        amax = lax.max(x1, x2)
+        delta = lax.sub(x1, x2)
+        # Where delta is NaN (inf - inf, or a NaN operand), x1 + x2 is the answer.
+        nan = lax.ne(delta, delta)
+        both = lax.add(x1, x2)
+        tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
+        if scale is not None:
+            tail = lax.mul(_const(x1, scale), tail)
+        return lax.select_n(nan, lax.add(amax, tail), both)
+
+    impl.__name__ = name
+    fn = custom_jvp(impl)
+
+    def jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = fn(x1, x2)
+        slope1 = exp(lax.sub(_replace_posinf(x1), _replace_posinf(out)))
+        slope2 = exp(lax.sub(_replace_posinf(x2), _replace_posinf(out)))
+        return out, lax.add(lax.mul(t1, slope1), lax.mul(t2, slope2))
+
+    jvp.__name__ = f"_{name}_jvp"  # the name jaxprs print, as JAX's
+    fn.defjvp(jvp)
+    return fn
 
 
-_logaddexp.__name__ = "logaddexp"
-_logaddexp = custom_jvp(_logaddexp)
-
-
-def _logaddexp_jvp(primals, tangents):
-    # d/dx1 = exp(x1 - out), split evenly at x1 == x2 (lax.max's slope would give it to one
-    # side) and finite at infinities (JAX's rule, so gradients agree at -inf and +inf too).
-    (x1, x2), (t1, t2) = primals, tangents
-    out = _logaddexp(x1, x2)
-    slope1 = lax.exp(lax.sub(_replace_posinf(x1), _replace_posinf(out)))
-    slope2 = lax.exp(lax.sub(_replace_posinf(x2), _replace_posinf(out)))
-    return out, lax.add(lax.mul(t1, slope1), lax.mul(t2, slope2))
-
-
-_logaddexp.defjvp(_logaddexp_jvp)
+_logaddexp = _log_add_exp("logaddexp", lax.exp, None)
+_logaddexp2 = _log_add_exp("logaddexp2", lax.exp2, np.log2(np.e))
 
 
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow."""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
     return _logaddexp(x1, x2)
-
-
-def _logaddexp2(x1, x2):
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    nan = lax.ne(delta, delta)
-    both = lax.add(x1, x2)
-    log2e = _const(x1, np.log2(np.e))
-    out = lax.add(amax, lax.mul(log2e, lax.log1p(lax.exp2(lax.neg(lax.abs(delta))))))
-    return lax.select_n(nan, out, both)
-
-
-_logaddexp2.__name__ = "logaddexp2"
-_logaddexp2 = custom_jvp(_logaddexp2)
-
-
-def _logaddexp2_jvp(primals, tangents):
-    (x1, x2), (t1, t2) = primals, tangents
-    out = _logaddexp2(x1, x2)
-    slope1 = lax.exp2(lax.sub(_replace_posinf(x1), _replace_posinf(out)))
-    slope2 = lax.exp2(lax.sub(_replace_posinf(x2), _replace_posinf(out)))
-    return out, lax.add(lax.mul(t1, slope1), lax.mul(t2, slope2))
-
-
-_logaddexp2.defjvp(_logaddexp2_jvp)
 
 
 def logaddexp2(x1, x2, /):
