@@ -1691,3 +1691,14 @@ def test_scipy_needs_no_import_of_its_own():
     code = "import spmd; print(float(spmd.scipy.special.xlogy(2.0, 1.0)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "0.0"
+
+
+def test_python_int_operands_wrap_into_small_int_dtypes_and_imag_stays_weak():
+    # Values from JAX 0.10: a weakly typed Python int converts like a value of its default
+    # dtype (wrapping), it does not raise OverflowError; imag of a Python scalar is weak.
+    a = jnp.array(np.array([1, 2, 3], np.int8))
+    np.testing.assert_array_equal(np.asarray(a + 300), np.array([45, 46, 47], np.int8))
+    np.testing.assert_array_equal(np.asarray(a * 1000), np.array([-24, -48, -72], np.int8))
+    np.testing.assert_array_equal(np.asarray(a == 258), [False, True, False])
+    assert (a + 300).dtype == np.int8
+    assert jnp.imag(3).weak_type and not jnp.imag(np.ones(2, np.float32)).weak_type

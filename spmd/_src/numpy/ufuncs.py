@@ -260,9 +260,7 @@ def imag(x, /):
     (x,) = promote_dtypes(x)
     if dtypes.is_complex(x.dtype):
         return lax.imag(x)
-    from spmd._src.lax.shape import full
-
-    return full(np.shape(x), 0, x.dtype)
+    return lax_shape.full_like(x, 0)  # weak for a weak x, as JAX's
 
 
 def angle(z, deg: bool = False):

@@ -77,7 +77,9 @@ def convert(x: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
     """``x`` as ``dtype``; Python scalars convert at once, arrays through a primitive."""
     dtype = np.dtype(dtype)
     if dtypes.is_python_scalar(x):
-        return Array(dtypes.coerce_scalar(x, dtype), weak_type=weak_type)
+        # A Python scalar operand converts as a weakly typed value does in JAX: through its
+        # default dtype, wrapping (int8_array + 300 is int8_array + 44), not raising.
+        return Array(dtypes.coerce_scalar(x, dtype, weak=True), weak_type=weak_type)
     x = to_array(x)
     if x.dtype == dtype and x.weak_type == weak_type:
         return x
