@@ -1702,3 +1702,16 @@ def test_python_int_operands_wrap_into_small_int_dtypes_and_imag_stays_weak():
     np.testing.assert_array_equal(np.asarray(a == 258), [False, True, False])
     assert (a + 300).dtype == np.int8
     assert jnp.imag(3).weak_type and not jnp.imag(np.ones(2, np.float32)).weak_type
+
+
+def test_unique_under_grad_of_concrete_values():
+    # JAX 0.10 allows jnp.unique under grad of a concrete array but returns a zero gradient
+    # (it drops the tangent); spmd differentiates it (each distinct value's slope goes to its
+    # first occurrence). Under jit it still needs size=.
+    from spmd.errors import ConcretizationTypeError
+
+    x = np.array([3.0, 1.0, 3.0, 2.0], np.float32)
+    g = spmd.grad(lambda v: jnp.sum(jnp.unique(v) * jnp.arange(3.0)))(x)
+    np.testing.assert_array_equal(np.asarray(g), [2.0, 0.0, 0.0, 1.0])
+    with pytest.raises(ConcretizationTypeError, match="size="):
+        spmd.jit(jnp.unique)(x)

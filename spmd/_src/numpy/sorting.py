@@ -381,12 +381,6 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
         x2 = lax_shape.reshape(xt, (xt.shape[0], k))
         orig_shape = (x.shape[axis],)
     n, k = x2.shape
-    if size is None and isinstance(x, Tracer):
-        _concrete(
-            "unique", "ar", x,
-            "To use jnp.unique under jit or another transformation, pass a concrete size= "
-            "argument, which fixes the number of outputs.",
-        )  # fmt: skip
     cols = [lax_shape.reshape(_slice(x2, j, j + 1, 1), (n,)) for j in range(k)]
     if n == 0 or k == 0:
         out_n = 0 if size is None else operator.index(size)
@@ -411,6 +405,14 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     is_first = lax_shape.concatenate([lax_shape.full((1,), True, np.bool_), changed], 0)
     count = reductions.sum(is_first, dtype=np.int32)
     if size is None:
+        # The count of distinct values is known whenever the values are: under grad of a
+        # concrete array too (comparisons carry no tangent), not under jit.
+        if isinstance(count, Tracer):
+            _concrete(
+                "unique", "ar", x,
+                "To use jnp.unique under jit or another transformation, pass a concrete size= "
+                "argument, which fixes the number of outputs.",
+            )  # fmt: skip
         size = int(np.asarray(count))
     size = operator.index(size)
     # Compaction: sorting by (position if first else n + position) brings the first element of
