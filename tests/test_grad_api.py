@@ -259,3 +259,21 @@ def test_jacobians_of_pytree_outputs():
 def test_known_failures_name_tests():
     stale = [k for k in KNOWN_FAILURES if not callable(globals().get(k))]
     assert not stale, f"KNOWN_FAILURES names no test: {stale}"
+
+
+def test_eager_grad_of_a_jit_compiles_its_programs_once(monkeypatch):
+    # The known and linear halves of a jit (and the linear one's transpose) are cached by
+    # program and types, so a second eager grad compiles nothing new.
+    from spmd._src import dispatch
+
+    compiled = []
+    real = dispatch.compile_jaxpr
+    monkeypatch.setattr(
+        dispatch, "compile_jaxpr", lambda *a, **k: compiled.append(1) or real(*a, **k)
+    )
+    g = spmd.grad(spmd.jit(lambda x: jnp.sum(jnp.tanh(jnp.sin(x) * x))))
+    first = g(X)
+    n = len(compiled)
+    again = g(X)
+    assert n > 0 and len(compiled) == n
+    np.testing.assert_array_equal(np.asarray(first), np.asarray(again))

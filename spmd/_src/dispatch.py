@@ -427,6 +427,9 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
     return outs[:n], t_out
 
 
+_transposed_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
     # A jit of the transposed program: it takes the known operands (residuals) and the
     # nonzero cotangents, and returns the cotangents of the linear operands.
@@ -447,7 +450,15 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
         ]
 
     in_avals = [core.get_aval(a) for a in known] + [core.get_aval(c) for c in nz_cts]
-    closed = pe.trace_to_jaxpr(transposed, in_avals)
+    # One transposed program per (program, linear operands, nonzero cotangents, types), so an
+    # eager grad compiles it once.
+    key = (tuple(linear), tuple(ct_nz), tuple(in_avals))
+    cache = _transposed_cache.setdefault(jaxpr, {})
+    closed = cache.get(key)
+    if closed is None:
+        if len(cache) >= 16:
+            cache.pop(next(iter(cache)))
+        closed = cache[key] = pe.trace_to_jaxpr(transposed, in_avals)
     outs = iter(jit_p.bind(*known, *nz_cts, jaxpr=closed, name=name))
     return [next(outs) if lin else None for lin in linear]
 

@@ -23,6 +23,7 @@ cannot influence the result is skipped.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -183,6 +184,31 @@ class JVPTrace(core.Trace):
         return "The value is being differentiated (a JVP tracer)."
 
 
+_JOINT_SPLITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_JOINT_SPLITS_PER_PROGRAM = 16  # bounded: a program is seen at few types and tangent patterns
+
+
+def _joint_split_key(prim, params, p_avals, nonzero):
+    """(cache, key) for the linearization split of ``prim`` with ``params``, keyed on its one
+    inner program (weakly, so it lives as long as the program) and the rest by value; (None,
+    None) where the parameters do not allow it."""
+    programs = [v for v in params.values() if isinstance(v, core.ClosedJaxpr)]
+    if len(programs) != 1:
+        return None, None
+    rest = tuple(sorted((k, v) for k, v in params.items() if not isinstance(v, core.ClosedJaxpr)))
+    key = (prim, rest, tuple(p_avals), tuple(nonzero))
+    try:
+        hash(key)
+    except TypeError:
+        return None, None
+    cache = _JOINT_SPLITS.get(programs[0])
+    if cache is None:
+        cache = _JOINT_SPLITS[programs[0]] = {}
+    if key not in cache and len(cache) >= _JOINT_SPLITS_PER_PROGRAM:
+        cache.pop(next(iter(cache)))
+    return cache, key
+
+
 def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     """Linearize a higher-order primitive from its joint jvp rule: trace the rule into one
     program, split it by partial evaluation into the primal part (evaluated now, on the parent
@@ -193,7 +219,6 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     nonzero = [type(t) is not Zero for t in tangents]
     p_avals = [core.get_aval(p) for p in primals]
     t_avals = [tangent_aval(a) for a, nz in zip(p_avals, nonzero) if nz]
-    out_info = []
 
     def joint_fun(*args):
         ps, ts_nz = args[: len(primals)], iter(args[len(primals) :])
@@ -201,13 +226,26 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
         po, to = joint(list(ps), ts, **params)
         po = po if prim.multiple_results else [po]
         to = to if prim.multiple_results else [to]
-        out_info.append([type(t) is Zero for t in to])
         return list(po) + [instantiate(t) for t in to]
 
-    closed = pe.trace_to_jaxpr(joint_fun, p_avals + t_avals)
+    def split():
+        closed = pe.trace_to_jaxpr(joint_fun, p_avals + t_avals)
+        unknowns = [False] * len(primals) + [True] * len(t_avals)
+        known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr(closed, unknowns)
+        return closed, known, unknown, out_unknowns
+
+    # The split depends only on the primitive's program, parameters, types and which tangents
+    # are nonzero: reusing it keeps the known and linear programs the same objects, so their
+    # compiled forms are reused too (eager grad of a jit would otherwise compile them anew).
+    cache, key = _joint_split_key(prim, params, p_avals, nonzero)
+    if cache is None:
+        closed, known, unknown, out_unknowns = split()
+    else:
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = split()
+        closed, known, unknown, out_unknowns = hit
     n_out = len(closed.out_avals) // 2
-    unknowns = [False] * len(primals) + [True] * len(t_avals)
-    known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr(closed, unknowns)
     if any(out_unknowns[:n_out]):
         raise NotImplementedError(
             f"Reverse-mode differentiation (linearize) of '{prim.name}' is not supported: its "
