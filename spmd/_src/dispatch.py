@@ -473,22 +473,17 @@ def _jit_partial_eval(eqn, unknowns_in):
     u_in = [a for a, u in zip(eqn.invars, unknowns_in) if u]
     n_known_out = len(known.out_avals) - n_res
     inner_in = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
-    res_atoms, kept = [], []
-    for r in known.jaxpr.outvars[n_known_out:]:
+    res_atoms, kept, drop = [], [], set()
+    for j, r in enumerate(known.jaxpr.outvars[n_known_out:], n_known_out):
         i = inner_in.get(id(r)) if type(r) is core.Var else None
         if i is not None:
             res_atoms.append(k_in[i])
+            drop.add(j)
         else:
             v = core.Var(r.aval)
             res_atoms.append(v)
             kept.append(v)
-    if len(kept) < n_res:
-        forwarded = [
-            i
-            for i, r in enumerate(known.jaxpr.outvars[n_known_out:])
-            if type(r) is core.Var and id(r) in inner_in
-        ]
-        drop = {n_known_out + i for i in forwarded}
+    if drop:
         outvars = [o for j, o in enumerate(known.jaxpr.outvars) if j not in drop]
         kj = known.jaxpr
         known = ClosedJaxpr(

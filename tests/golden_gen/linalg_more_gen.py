@@ -26,21 +26,9 @@ sys.path.insert(0, str(TESTS))
 OUT = TESTS / "golden" / "linalg_more.json"
 
 
-def encode_floats(flat: np.ndarray) -> list:
-    out = []
-    for v in flat:
-        f = float(v)
-        if np.isnan(f):
-            out.append("nan")
-        elif np.isinf(f):
-            out.append("inf" if f > 0 else "-inf")
-        else:
-            # str() of a NumPy scalar is a short decimal that rounds back to it.
-            out.append(float(str(v)))
-    return out
-
-
 def record_leaf(x) -> dict:
+    from numpy_gen import encode_values
+
     a = np.asarray(x)
     rec = {"dtype": a.dtype.name, "weak_type": getattr(x, "weak_type", None), "shape": a.shape}
     flat = a.ravel()
@@ -49,10 +37,10 @@ def record_leaf(x) -> dict:
     elif a.dtype.kind in "iu":
         rec["values"] = [int(v) for v in flat]
     elif a.dtype.kind == "c":
-        rec["values"] = encode_floats(flat.real)
-        rec["imag"] = encode_floats(flat.imag)
+        rec["values"] = encode_values(flat.real)
+        rec["imag"] = encode_values(flat.imag)
     else:
-        rec["values"] = encode_floats(flat)
+        rec["values"] = encode_values(flat)
     rec["shape"] = list(a.shape)
     return rec
 

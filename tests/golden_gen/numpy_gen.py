@@ -12,6 +12,7 @@ the script reports it and exits non-zero so the case can be fixed.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -84,20 +85,28 @@ def write_golden(path: Path, golden: dict, version: str, problems: list[str]) ->
         sys.exit(1)
 
 
+def as_jax(jnp, a):
+    """A NumPy argument as a JAX array (as the spmd test makes it an spmd one); Python scalars
+    stay Python scalars (weakly typed)."""
+    return jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
+
+
+def run(f, args) -> tuple:
+    """``(record(f(*args)), None)``, or ``(None, exception)``: the exception's class is the
+    golden result of an error case."""
+    try:
+        return record(f(*args)), None
+    except Exception as e:  # noqa: BLE001
+        return None, e
+
+
 def main() -> None:
     import jax
     import jax.numpy as jnp
     from cases_numpy import CASES
     from jax import lax
 
-    def to_jax(a):
-        return jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
-
-    def run(f, args):
-        try:
-            return record(f(*args)), None
-        except Exception as e:  # noqa: BLE001 -- the class is the golden result
-            return None, e
+    to_jax = functools.partial(as_jax, jnp)
 
     golden, problems = {}, []
     for c in CASES:

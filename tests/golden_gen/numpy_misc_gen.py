@@ -16,6 +16,7 @@ recorded as in ``numpy_gen.py``; complex leaves keep ``{"real": [...], "imag": [
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -1001,16 +1002,9 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import jax
     import jax.numpy as jnp
-    from numpy_gen import record, write_golden
+    from numpy_gen import as_jax, run, write_golden
 
-    def to_jax(a):
-        return jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
-
-    def run(f, args):
-        try:
-            return record(f(*args)), None
-        except Exception as e:  # noqa: BLE001 -- the class is the golden result
-            return None, e
+    to_jax = functools.partial(as_jax, jnp)
 
     golden, problems = {}, []
     for c in CASES:

@@ -17,10 +17,9 @@ program and return its results.
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
-
-import numpy as np
 
 TESTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TESTS))
@@ -34,16 +33,9 @@ def main() -> None:
     import jax.numpy as jnp
     from cases_numpy_polynomial import CASES, weighted_loss
     from jax import lax
-    from numpy_gen import record, write_golden
+    from numpy_gen import as_jax, run, write_golden
 
-    def to_jax(a):
-        return jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
-
-    def run(f, args):
-        try:
-            return record(f(*args)), None
-        except Exception as e:  # noqa: BLE001 -- the class is the golden result
-            return None, e
+    to_jax = functools.partial(as_jax, jnp)
 
     golden, problems = {}, []
     for c in CASES:

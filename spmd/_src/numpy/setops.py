@@ -226,6 +226,20 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
 # setdiff1d, union1d, intersect1d, setxor1d
 
 
+def _set_args(name: str, ar1, ar2, size, *, promote: bool) -> tuple:
+    """The two inputs of a set function, flattened (and promoted to one dtype unless the
+    function keeps ``ar1``'s), and its static ``size``; without a size the values must be
+    concrete, since they fix the result's length."""
+    check_arraylike(name, ar1, ar2)
+    size = _static_size(name, size)
+    a1, a2 = _flat(ar1), _flat(ar2)
+    if promote:
+        a1, a2 = promote_dtypes(a1, a2)
+    if size is None:
+        _require_concrete(name, ar1=a1, ar2=a2)
+    return a1, a2, size
+
+
 def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
               fill_value=None):  # fmt: skip
     """The sorted unique values of ``ar1`` that are not in ``ar2`` (both flattened), in
@@ -237,11 +251,7 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
     >>> jnp.setdiff1d(jnp.array([5, 1, 3, 3]), jnp.array([3]), size=3, fill_value=-1)
     Array([ 1,  5, -1], dtype=int32)
     """
-    check_arraylike("setdiff1d", ar1, ar2)
-    size = _static_size("setdiff1d", size)
-    a1, a2 = _flat(ar1), _flat(ar2)
-    if size is None:
-        _require_concrete("setdiff1d", ar1=a1, ar2=a2)
+    a1, a2, size = _set_args("setdiff1d", ar1, ar2, size, promote=False)
     n = a1.shape[0]
     if assume_unique:
         vals, mask = a1, _full((n,), True, _bool)
@@ -265,11 +275,7 @@ def union1d(ar1, ar2, *, size: int | None = None, fill_value=None):
     >>> jnp.union1d(jnp.array([3, 1, 3]), jnp.array([2, 1]))
     Array([1, 2, 3], dtype=int32)
     """
-    check_arraylike("union1d", ar1, ar2)
-    size = _static_size("union1d", size)
-    a1, a2 = promote_dtypes(_flat(ar1), _flat(ar2))
-    if size is None:
-        _require_concrete("union1d", ar1=a1, ar2=a2)
+    a1, a2, size = _set_args("union1d", ar1, ar2, size, promote=True)
     both = lax_shape.concatenate([a1, a2], 0)
     if both.shape[0] == 0 and size and fill_value is None:
         raise ValueError(
@@ -298,11 +304,7 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     >>> jnp.intersect1d(jnp.array([5, 1, 3, 1]), jnp.array([3, 1, 8]), return_indices=True)
     (Array([1, 3], dtype=int32), Array([1, 2], dtype=int32), Array([1, 0], dtype=int32))
     """
-    check_arraylike("intersect1d", ar1, ar2)
-    size = _static_size("intersect1d", size)
-    a1, a2 = promote_dtypes(_flat(ar1), _flat(ar2))
-    if size is None:
-        _require_concrete("intersect1d", ar1=a1, ar2=a2)
+    a1, a2, size = _set_args("intersect1d", ar1, ar2, size, promote=True)
     n1, n2 = a1.shape[0], a2.shape[0]
     # assume_unique only promises there are no repeats; finding them anyway gives the same
     # result for unique input.
@@ -341,11 +343,7 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
     >>> jnp.setxor1d(jnp.array([1, 2, 3]), jnp.array([3, 4]))
     Array([1, 2, 4], dtype=int32)
     """
-    check_arraylike("setxor1d", ar1, ar2)
-    size = _static_size("setxor1d", size)
-    a1, a2 = promote_dtypes(_flat(ar1), _flat(ar2))
-    if size is None:
-        _require_concrete("setxor1d", ar1=a1, ar2=a2)
+    a1, a2, size = _set_args("setxor1d", ar1, ar2, size, promote=True)
     parts, masks = [], []
     for x, other in ((a1, a2), (a2, a1)):
         n = x.shape[0]
