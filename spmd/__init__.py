@@ -17,7 +17,7 @@ from spmd._src.autodiff import (
     value_and_grad,
     vjp,
 )
-from spmd._src.config import config
+from spmd._src.config import config, disable_jit
 from spmd._src.custom_derivatives import (
     checkpoint,
     checkpoint_policies,
@@ -98,6 +98,7 @@ __all__ = [
     "Array",
     "ShapeDtypeStruct",
     "config",
+    "disable_jit",
     "checkpoint",
     "checkpoint_policies",
     "custom_jvp",

@@ -259,6 +259,76 @@ def test_compiled_programs_reuse_dead_buffers_but_never_live_views():
     np.testing.assert_array_equal(np.asarray(x), before)
 
 
+def _compiled_eqns(f, *args):
+    from spmd._src import dispatch
+
+    closed = spmd.make_jaxpr(f)(*args)
+    return dispatch.compile_jaxpr(closed.jaxpr, closed.consts)
+
+
+def test_compiled_programs_splice_calls_into_the_caller():
+    # jit, custom_jvp (nn.relu) and checkpoint are calls of an inner program: the compiled
+    # caller runs their equations itself (fresh variables per call site, the same inner
+    # program called twice), with the inner consts, pass-through and literal results.
+    x = Array(np.linspace(-3, 3, 64 * 128, dtype=np.float32).reshape(64, 128))
+    table = np.arange(128, dtype=np.float32)
+    inner = spmd.jit(lambda a: jnp.sin(a) * 2.0 + table)
+    passthrough = spmd.jit(lambda a: (a, 1.0))
+
+    def f(a):
+        b = inner(a) + inner(a + 1.0)
+        c, one = passthrough(spmd.nn.relu(b))
+        return spmd.checkpoint(lambda t: t * 3.0)(c) + one, spmd.jit(spmd.nn.relu)(a)
+
+    program = _compiled_eqns(f, x)
+    names = {e.primitive.name for e in program.__spmd_eqns__}
+    assert not names & {"jit", "custom_jvp_call", "checkpoint", "remat"}, names
+    got = program(np.asarray(x))
+    with spmd.disable_jit():
+        want = f(x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, np.asarray(w), rtol=1e-6)
+    # Gradients through the spliced custom_jvp still use its rule (relu'(0) = 0).
+    z = Array(np.zeros((64, 128), np.float32))
+    g = spmd.jit(spmd.grad(lambda a: spmd.nn.relu(a).sum()))(z)
+    np.testing.assert_array_equal(np.asarray(g), 0.0)
+
+
+def test_readers_move_ahead_so_relu_overwrites_its_input():
+    # relu(z) and the mask z > 0 both read z, the mask second in program order: the compiler
+    # computes the mask first and relu writes over z. Values are those of the program order.
+    x = np.linspace(-3, 3, 64 * 128, dtype=np.float32).reshape(64, 128)
+    x[0, :3] = [np.nan, -0.0, 0.0]
+
+    def f(a):
+        z = a * 2.0
+        return spmd.nn.relu(z), z > 0, z * 3.0
+
+    program = _compiled_eqns(f, x)
+    # One assignment line per equation, in the order of the equations.
+    calls = [ln for ln in program.__spmd_source__.splitlines()[1:] if " = " in ln]
+    prims = [e.primitive.name for e in program.__spmd_eqns__]
+    assert prims.index("gt") < prims.index("max")
+    assert "out=" in calls[prims.index("max")]
+    got = program(x)
+    with np.errstate(invalid="ignore"):
+        want = [np.maximum(x * 2, 0), x * 2 > 0, x * 2 * 3]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+    # No move when a later reader needs a value computed after relu.
+
+    def g(a):
+        z = a * 2.0
+        r = spmd.nn.relu(z)
+        return r, z + r  # reads z and relu's result: cannot run before relu
+
+    program = _compiled_eqns(g, x)
+    got = program(x)
+    with np.errstate(invalid="ignore"):
+        r = np.maximum(x * 2, 0)
+    np.testing.assert_array_equal(got[1].view(np.uint32), (x * 2 + r).view(np.uint32))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 @pytest.mark.parametrize("op", ["max", "min"])
 def test_compiled_max_min_against_a_scalar_equal_numpy_bit_for_bit(op, dtype):
@@ -275,6 +345,12 @@ def test_compiled_max_min_against_a_scalar_equal_numpy_bit_for_bit(op, dtype):
         (lambda x: lax_op(x, s), lambda x: ufunc(x, s)),
         (lambda x: lax_op(s, x), lambda x: ufunc(s, x)),
         (lambda x: lax_op(x * 2, s), lambda x: ufunc(x * dtype(2), s)),  # writes into x * 2
+    ]
+    # A transposed operand (not contiguous: rows of its last dimension) and a shape whose size
+    # no wide row divides (rows of its last dimension again).
+    cases += [
+        (lambda x: lax_op(x.T, s), lambda x: ufunc(x.T, s)),
+        (lambda x: lax_op(x[:50, :300], s), lambda x: ufunc(x[:50, :300], s)),
     ]
     for f, ref in cases:
         got = np.asarray(spmd.jit(f)(Array(a)))

@@ -69,3 +69,26 @@ def test_rank_promotion_raise():
             spmd.numpy.add(np.ones((2, 3), np.float32), np.ones(3, np.float32))
     finally:
         spmd.config.update("jax_numpy_rank_promotion", "allow")
+
+
+def test_disable_jit_runs_the_python_body_eagerly_inside_the_block_only():
+    calls = []
+
+    @spmd.jit
+    def f(x):
+        calls.append(type(x).__name__)
+        return x * 2
+
+    f(np.float32(1.0))
+    f(np.float32(2.0))
+    assert len(calls) == 1  # traced once, then cached
+    with spmd.disable_jit():
+        assert float(f(np.float32(3.0))) == 6.0
+        f(np.float32(4.0))
+        # Eager: the body runs on every call, on the arguments as given (as in JAX).
+        assert calls[1:] == ["float32", "float32"]
+        with spmd.disable_jit(False):
+            f(np.float32(4.0))  # jit again: cached, the body does not run
+    f(np.float32(5.0))
+    assert len(calls) == 3
+    assert not spmd.config.jax_disable_jit

@@ -49,7 +49,7 @@ LAYERS: dict[int, list[str]] = {
     ],
     3: ["spmd._src.interpreters.*"],
     4: ["spmd._src.lax.*"],
-    5: ["spmd._src.array", "spmd._src.dispatch"],
+    5: ["spmd._src.array", "spmd._src.dispatch", "spmd._src.program_passes"],
     6: [
         "spmd._src.api",
         "spmd._src.vmap",

@@ -12,8 +12,9 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -133,6 +134,24 @@ config.define(
     _is_bool,
     "Run jitted functions eagerly (op by op).",
 )
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """Inside the block, jitted functions and control flow run eagerly, op by op (Python
+    side effects and prints happen on every call, and values can be inspected).
+
+    >>> with disable_jit():
+    ...     f(x)  # f's Python body runs with concrete arrays
+    """
+    before = config.jax_disable_jit
+    config.update("jax_disable_jit", bool(disable))
+    try:
+        yield
+    finally:
+        config.update("jax_disable_jit", before)
+
+
 config.define(
     "jax_numpy_rank_promotion",
     os.environ.get("JAX_NUMPY_RANK_PROMOTION", "allow"),

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import core, dtypes
+from spmd._src import program_passes as passes
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
 from spmd._src.errors import UnexpectedTracerError
@@ -147,6 +148,8 @@ core.set_make_concrete(lambda value, weak_type: Array(value, weak_type))
 
 # prim -> (params -> callable on NumPy values). Without a rule, the impl with params bound.
 compile_rules: dict[core.Primitive, Callable[..., Callable]] = {}
+# prim -> (params -> ClosedJaxpr) for calls the compiler splices into their caller.
+inline_rules = passes.inline_rules
 
 
 def _kernel(prim: core.Primitive, params: dict) -> Callable:
@@ -172,7 +175,8 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
     are never used are dropped, and each intermediate is deleted after its last use, so large
     programs (a training step) do not hold every intermediate buffer until they return.
     """
-    jaxpr = _fuse_transposed_dots(pe.dce_jaxpr(jaxpr))
+    jaxpr, consts = passes.inline_calls(jaxpr, list(consts))
+    jaxpr = passes.schedule_in_place(passes.fuse_transposed_dots(pe.dce_jaxpr(jaxpr)))
     ns: dict[str, Any] = {}
     names: dict[int, str] = {}
     lines: list[str] = []
@@ -197,7 +201,7 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
         if type(a) is not Literal:
             last_use[id(a)] = len(jaxpr.eqns)
 
-    reusable = _reusable_buffers(jaxpr, last_use)
+    reusable = passes.reusable_buffers(jaxpr, last_use)
 
     for v, c in zip(jaxpr.constvars, consts, strict=True):
         names[id(v)] = bind_value("c", np.asarray(c) if type(c) is not Array else c._value)
@@ -260,104 +264,6 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
     # The equations in the order of the source's lines (one assignment each), for profilers.
     _compiled.__spmd_eqns__ = tuple(jaxpr.eqns)
     return _compiled
-
-
-# Buffers smaller than this are not worth reusing (the call with out= costs about as much).
-_REUSE_MIN_SIZE = 4096
-
-
-def _is_ufunc_kernel(eqn: core.JaxprEqn) -> bool:
-    return isinstance(eqn.primitive.impl, np.ufunc) and not eqn.params
-
-
-def _reusable_buffers(jaxpr: Jaxpr, last_use: dict[int, int]) -> dict[int, int]:
-    """Equation index -> id of a dead operand whose buffer the equation can write into.
-
-    Like XLA's buffer reuse: an elementwise NumPy ufunc may write its result into an operand
-    of the same type that nothing reads afterwards. Only buffers this program allocated
-    itself are reused (results of fresh-output kernels), and only when no value that may be a
-    view of them (the result of any other primitive, e.g. a transpose) is still live.
-    """
-    invars = {id(v) for v in jaxpr.invars} | {id(v) for v in jaxpr.constvars}
-    # var -> the fresh buffers it may alias (itself, for a fresh result).
-    roots: dict[int, frozenset] = {}
-    for eqn in jaxpr.eqns:
-        fresh = (eqn.primitive.fresh_outputs or _is_ufunc_kernel(eqn)) and all(
-            v.aval.ndim for v in eqn.outvars
-        )
-        if fresh:
-            for v in eqn.outvars:
-                roots[id(v)] = frozenset((id(v),))
-        else:
-            inherited = frozenset().union(
-                *(roots.get(id(a), frozenset()) for a in eqn.invars if type(a) is not Literal)
-            )
-            for v in eqn.outvars:
-                roots[id(v)] = inherited
-    alias_last: dict[int, int] = {}
-    for vid, rs in roots.items():
-        for r in rs:
-            alias_last[r] = max(alias_last.get(r, -1), last_use.get(vid, -1))
-    out: dict[int, int] = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        if not _is_ufunc_kernel(eqn) or len(eqn.outvars) != 1:
-            continue
-        result = eqn.outvars[0].aval
-        if result.size < _REUSE_MIN_SIZE:
-            continue
-        for a in eqn.invars:
-            if (
-                type(a) is not Literal
-                and id(a) not in invars
-                and roots.get(id(a)) == frozenset((id(a),))
-                and last_use.get(id(a)) == i
-                and alias_last.get(id(a), -1) <= i
-                and a.aval.shape == result.shape
-                and a.aval.dtype == result.dtype
-            ):
-                out[i] = id(a)
-                break
-    return out
-
-
-def _fuse_transposed_dots(jaxpr: Jaxpr) -> Jaxpr:
-    """Compute ``transpose(dot_general(a, b))`` as ``dot_general(b, a)``.
-
-    Reverse mode produces weight gradients this way (JAX's transpose rule, as JAX prints it).
-    Run literally, the result is a transposed view, and the update that combines it with the
-    C-ordered weights reads memory across the grain; the swapped product gives the same values
-    already in the weights' layout. A compile-time rewrite only: printed jaxprs are unchanged.
-    """
-    from spmd._src.lax.dot import dot_general_p
-    from spmd._src.lax.shape import transpose_p
-
-    uses: dict[int, int] = {}
-    for eqn in jaxpr.eqns:
-        for a in eqn.invars:
-            uses[id(a)] = uses.get(id(a), 0) + 1
-    for a in jaxpr.outvars:
-        uses[id(a)] = uses.get(id(a), 0) + 1
-    producer = {id(v): e for e in jaxpr.eqns for v in e.outvars}
-    dropped: set[int] = set()
-    replaced: dict[int, core.JaxprEqn] = {}
-    for eqn in jaxpr.eqns:
-        if eqn.primitive is not transpose_p or eqn.params["permutation"] != (1, 0):
-            continue
-        src = eqn.invars[0]
-        dot = producer.get(id(src))
-        if dot is None or dot.primitive is not dot_general_p or uses.get(id(src)) != 1:
-            continue
-        (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
-        lhs, rhs = dot.invars
-        if lb or rb or lhs.aval.ndim != 2 or rhs.aval.ndim != 2:
-            continue
-        params = dict(dot.params, dimension_numbers=((tuple(rc), tuple(lc)), ((), ())))
-        replaced[id(eqn)] = core.JaxprEqn([rhs, lhs], eqn.outvars, dot_general_p, params)
-        dropped.add(id(dot))
-    if not replaced:
-        return jaxpr
-    eqns = [replaced.get(id(e), e) for e in jaxpr.eqns if id(e) not in dropped]
-    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns, jaxpr.debug_info)
 
 
 _compiled_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -526,6 +432,7 @@ sharding_rules.call_jaxprs[jit_p] = lambda eqn: eqn.params["jaxpr"].jaxpr
 ad.primitive_joint_jvps[jit_p] = _jit_jvp
 jit_p.def_abstract_eval(_jit_abstract_eval)
 compile_rules[jit_p] = _jit_compile
+passes.inline_rules[jit_p] = lambda *, jaxpr, **_: jaxpr
 core.pp_param_rules[jit_p] = _jit_pp
 
 

@@ -357,6 +357,7 @@ ad.primitive_joint_jvps[remat_p] = _remat_jvp
 pe.partial_eval_rules[remat_p] = _remat_partial_eval
 ad.primitive_transposes[remat_p] = _remat_transpose
 dispatch.compile_rules[remat_p] = _remat_compile
+dispatch.inline_rules[remat_p] = lambda *, jaxpr, **_: jaxpr
 # Sharding propagation and the partitioner look through the call to the primal program.
 sharding_rules.call_jaxprs[remat_p] = lambda eqn: eqn.params["jaxpr"].jaxpr
 core.pp_param_rules[remat_p] = _remat_pp

@@ -391,6 +391,7 @@ custom_vjp_call_p.def_abstract_eval(_jaxpr_abstract_eval)
 batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
 ad.primitive_joint_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 dispatch.compile_rules[custom_vjp_call_p] = _jaxpr_compile
+dispatch.inline_rules[custom_vjp_call_p] = lambda *, call_jaxpr, **_: call_jaxpr
 # Sharding propagation and the partitioner look through the call to the primal program.
 sharding_rules.call_jaxprs[custom_vjp_call_p] = lambda eqn: eqn.params["call_jaxpr"].jaxpr
 core.pp_param_rules[custom_vjp_call_p] = _pp_named_first
