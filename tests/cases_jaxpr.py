@@ -508,4 +508,147 @@ def grad_logaddexp(jax, jnp, lax):
     return jax.grad(jnp.logaddexp, argnums=(0, 1)), (1.0, 2.0)
 
 
+# Control flow under autodiff and vmap: cond's residual placeholders (empty2), while loops
+# with a batched predicate, scan's stacked residuals.
+
+
+@case
+def grad_cond_sin_cos(jax, jnp, lax):
+    return jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x)), (1.0,)
+
+
+@case
+def grad_cond_residual_in_one_branch(jax, jnp, lax):
+    return jax.grad(lambda x: lax.cond(x > 0, jnp.sin, lambda x: 2.0 * x, x)), (1.0,)
+
+
+@case
+def grad_cond_shaped_residuals(jax, jnp, lax):
+    def f(x):
+        return lax.cond(
+            x.sum() > 0, lambda x: (jnp.sin(x) * jnp.exp(x)).sum(), lambda x: (x * x).sum(), x
+        )
+
+    return jax.grad(f), (X3,)
+
+
+@case
+def grad_switch_weak_and_strong_residuals(jax, jnp, lax):
+    branches = [
+        lambda x: x * x,
+        lambda x: jnp.sin(x) * x,
+        lambda x: x.astype(jnp.int32).astype(jnp.float32) * x,
+    ]
+    return jax.grad(lambda x: lax.switch(2, branches, x)), (1.0,)
+
+
+@case
+def grad_cond_int_operand(jax, jnp, lax):
+    return jax.grad(lambda x, i: lax.cond(x > 0, lambda x: x * i, jnp.sin, x)), (1.0, 2)
+
+
+@case
+def vmap_grad_cond(jax, jnp, lax):
+    g = jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))
+    return jax.vmap(g), (X3,)
+
+
+@case
+def vmap_grad_cond_unbatched_predicate(jax, jnp, lax):
+    g = jax.grad(lambda x, y: lax.cond(y > 0, jnp.sin, jnp.cos, x))
+    return jax.vmap(g, (0, None)), (X3, 1.0)
+
+
+@case
+def vmap_while_batched_predicate(jax, jnp, lax):
+    return jax.vmap(lambda x: lax.while_loop(lambda c: c < x, lambda c: c + 1.0, 0.0)), (X3,)
+
+
+@case
+def vmap_while_batched_predicate_two_carries(jax, jnp, lax):
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < x, lambda c: (c[0] + 1.0, c[1] * 2.0), (0.0, 1.0))
+
+    return jax.vmap(f), (X3,)
+
+
+@case
+def vmap_fori_batched_trip_count(jax, jnp, lax):
+    f = jax.vmap(lambda n: lax.fori_loop(0, n, lambda i, c: c * 2.0, 1.0))
+    return f, (np.array([1, 3, 2], np.int32),)
+
+
+@case
+def vmap_while_batched_body_const(jax, jnp, lax):
+    f = jax.vmap(lambda x, y: lax.while_loop(lambda c: c < y, lambda c: c + x, 0.0), (0, None))
+    return f, (X3 + 1.0, 3.0)
+
+
+@case
+def vmap_while_nested_and_in_axes(jax, jnp, lax):
+    def f(x):
+        def body(c):
+            return lax.while_loop(lambda d: d < c + 1.0, lambda d: d + 0.5, c)
+
+        return lax.while_loop(lambda c: c < x.sum(), body, 0.0)
+
+    return jax.vmap(f, in_axes=1), (X34,)
+
+
+@case
+def vmap_of_vmap_while_unbatched_predicate(jax, jnp, lax):
+    def inner(y):
+        def f(x):
+            return lax.while_loop(lambda c: c[0] < x, lambda c: (c[0] + 1.0, c[1] * y), (0.0, 1.0))
+
+        return jax.vmap(f)(CONST)
+
+    return jax.vmap(inner), (X3,)
+
+
+@case
+def grad_scan_wrt_xs(jax, jnp, lax):
+    return jax.grad(lambda xs: lax.scan(lambda c, a: (c * a + 1.0, c), 1.0, xs)[0]), (CONST,)
+
+
+@case
+def grad_scan_traced_xs(jax, jnp, lax):
+    # xs traced (an argument, or computed): the transposed scan reads the xs array itself.
+    def f(x, ys):
+        return (
+            lax.scan(lambda c, a: (c * a + 1.0, c), x, ys)[0]
+            + lax.scan(lambda c, a: (c * a, c), x, jnp.sin(ys))[0]
+        )
+
+    return jax.grad(f), (1.0, CONST)
+
+
+@case
+def grad_scan_stacked_ys_and_carry(jax, jnp, lax):
+    def f(x, ys):
+        return lax.scan(lambda c, a: (jnp.sin(c) * a, c * c), x, ys)[1].sum()
+
+    return jax.grad(f), (np.float32(1.0), CONST)
+
+
+@case
+def jvp_scan(jax, jnp, lax):
+    def f(x):
+        return lax.scan(lambda c, a: (c * a + 1.0, c), x, CONST)[0]
+
+    return (lambda x: jax.jvp(f, (x,), (1.0,))), (1.0,)
+
+
+@case
+def grad_scan_constant_xs(jax, jnp, lax):
+    # xs a constant: the known scan stacks each step's slice as a residual.
+    return jax.grad(lambda x: lax.scan(lambda c, a: (c * a + 1.0, c), x, CONST)[0]), (1.0,)
+
+
+@case
+def vmap_grad_scan_constant_xs(jax, jnp, lax):
+    f = jax.grad(lambda x: lax.scan(lambda c, a: (c * a + 1.0, c), x, CONST)[0])
+    return jax.vmap(f), (CONST,)
+
+
 __all__ = ["CASES"]

@@ -1257,6 +1257,18 @@ for _dt in NUMERIC:
                 lambda c: (lax.add(c[0], np.int32(1)), lax.add(c[1], x)), (np.int32(0), acc))[1],
             (_c, _x), _while_ref, _dt, native=not _is_float(_dt)))  # fmt: skip
 
+# empty2: the placeholder a cond branch returns for a residual it does not make (a zero here).
+from spmd._src.lax.control_flow import conditionals as _conditionals  # noqa: E402
+
+# Added to an operand, so the rule sweeps see its (zero) derivative and its batching.
+for _dt in NUMERIC:
+    add("empty2", Config(
+        f"{_dt}", lambda x: lax.add(x, _conditionals.empty2(x.dtype)),
+        (gen(_dt, (2, 3), _GRID(_dt), seed="empty2"),), lambda x: x, _dt,
+        native=not _is_float(_dt)))  # fmt: skip
+add("empty2", Config("bool", lambda: _conditionals.empty2(np.dtype(bool)), (),
+                     lambda: np.zeros((), bool), "bool"))  # fmt: skip
+
 # ---------------------------------------------------------------------------------------------
 # Random bits (spmd._src.lax.random_bits): the threefry primitives against a scalar Python
 # Threefry-2x32 and JAX's partitionable counter layout (the default); the xla_* float kernels

@@ -531,6 +531,71 @@ def test_vmap_while_unbatched_predicate_batched_carry():
     _close(spmd.vmap(f)(xs), [f(x) for x in xs])
 
 
+def test_vmap_while_each_example_stops_at_its_own_predicate():
+    # Values from JAX 0.10.2: the second carry stops doubling when the first reaches x.
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < x, lambda c: (c[0] + 1.0, c[1] * 2.0), (0.0, 1.0))
+
+    xs = np.array([1.0, 2.5, 0.0], np.float32)
+    for g in (spmd.vmap(f), spmd.jit(spmd.vmap(f))):
+        a, b = g(xs)
+        _close(a, [1, 3, 0])
+        _close(b, [2, 8, 1])
+
+
+def test_vmap_while_batched_predicate_stays_in_cond():
+    # As in JAX: the predicate is batched (bool[3]), the body has no select.
+    f = spmd.vmap(lambda x: lax.while_loop(lambda c: c < x, lambda c: c + 1.0, 0.0))
+    (eqn,) = [
+        e for e in _eqns(spmd.make_jaxpr(f)(np.ones(3, np.float32))) if e.primitive.name == "while"
+    ]
+    assert eqn.params["cond_jaxpr"].out_avals[0].shape == (3,)
+    assert [e.primitive.name for e in eqn.params["body_jaxpr"].jaxpr.eqns] == ["add"]
+
+
+def test_vmap_of_vmap_while_unbatched_predicate_of_rank_one():
+    # The outer vmap batches a carry the (already batched) predicate does not read: the new
+    # batch dimension goes after the predicate's. Values from JAX 0.10.2.
+    xs = np.array([1.0, 2.5, 0.0], np.float32)
+
+    def inner(y):
+        def f(x):
+            return lax.while_loop(lambda c: c[0] < x, lambda c: (c[0] + 1.0, c[1] * y), (0.0, 1.0))
+
+        return spmd.vmap(f)(xs)
+
+    for g in (spmd.vmap(inner), spmd.jit(spmd.vmap(inner))):
+        a, b = g(np.array([1.0, 2.0], np.float32))
+        _close(a, [[1, 3, 0], [1, 3, 0]])
+        _close(b, [[1, 1, 1], [2, 8, 1]])
+
+
+def test_jvp_of_vmap_while_batched_predicate():
+    # Values from JAX 0.10.2.
+    xs = np.array([1.0, 2.5, 0.0], np.float32)
+
+    def f(x):
+        g = lambda y: lax.while_loop(lambda c: c < x, lambda c: c * y + 1.0, 0.1)  # noqa: E731
+        return spmd.jvp(g, (x,), (1.0,))
+
+    p, t = spmd.vmap(f)(xs)
+    _close(p, [1.1, 4.125, 0.1])
+    _close(t, [0.1, 1.5, 0.0])
+
+
+def test_while_predicate_must_lead_the_carries():
+    cond = spmd.make_jaxpr(lambda c: lax.broadcast(c.sum() < 1.0, (3,)))(np.zeros(2, np.float32))
+    body = spmd.make_jaxpr(lambda c: c + 1.0)(np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match="leading dimensions"):
+        lax.while_p.bind(
+            np.zeros(2, np.float32),
+            cond_jaxpr=cond,
+            body_jaxpr=body,
+            cond_nconsts=0,
+            body_nconsts=0,
+        )
+
+
 # ---------------------------------------------------------------------------------------------
 # Autodiff (float64, against finite differences)
 
@@ -823,3 +888,18 @@ def test_grad_of_batched_cond_and_switch_ignores_branches_not_taken():
     np.testing.assert_array_equal(
         np.asarray(spmd.grad(g)(jnp.array([4.0, 0.0, 0.0]))), [0.25, np.inf, 2.0]
     )
+
+
+def test_scan_partial_eval_stacks_constant_xs_and_forwards_traced_xs():
+    # As JAX: a residual that is an xs element is the xs array itself when that is traced,
+    # but is stacked by the known scan when it is a constant (a closed-over array).
+    from spmd._src.interpreters import partial_eval as pe
+
+    closed = spmd.make_jaxpr(lambda c, xs: lax.scan(lambda c, a: (c * a, c), c, xs)[0])(
+        np.float32(1.0), np.ones(3, np.float32)
+    )
+    for constant, n_stacked in ((None, 0), ([False, True], 1)):
+        known, unknown, _, _ = pe.partial_eval_jaxpr(closed, [True, False], constant)
+        scans = [e for e in known.jaxpr.eqns if e.primitive.name == "scan"]
+        assert sum(len(e.outvars) for e in scans) == n_stacked
+        assert len(unknown.jaxpr.invars) == 2  # the residual (xs or its stack), the carry

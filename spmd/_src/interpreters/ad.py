@@ -228,16 +228,24 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
         to = to if prim.multiple_results else [to]
         return list(po) + [instantiate(t) for t in to]
 
+    # Which primals are concrete values rather than traced ones: a scan over constant xs keeps
+    # its per-step slices as residuals, and forwards traced xs whole (as JAX does).
+    constant = [not isinstance(p, core.Tracer) for p in primals]
+
     def split():
         closed = pe.trace_to_jaxpr(joint_fun, p_avals + t_avals)
         unknowns = [False] * len(primals) + [True] * len(t_avals)
-        known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr(closed, unknowns)
+        constant_inputs = constant + [False] * len(t_avals)
+        known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr(closed, unknowns, constant_inputs)
         return closed, known, unknown, out_unknowns
 
-    # The split depends only on the primitive's program, parameters, types and which tangents
-    # are nonzero: reusing it keeps the known and linear programs the same objects, so their
-    # compiled forms are reused too (eager grad of a jit would otherwise compile them anew).
+    # The split depends only on the primitive's program, parameters, types, which tangents
+    # are nonzero and which primals are constants: reusing it keeps the known and linear
+    # programs the same objects, so their compiled forms are reused too (eager grad of a jit
+    # would otherwise compile them anew).
     cache, key = _joint_split_key(prim, params, p_avals, nonzero)
+    if cache is not None:
+        key = (key, tuple(constant))
     if cache is None:
         closed, known, unknown, out_unknowns = split()
     else:

@@ -271,9 +271,23 @@ def prune_closed_jaxpr(
 # unknown inputs. Without a rule an equation is unknown as a whole as soon as one input is.
 partial_eval_rules: dict[core.Primitive, Callable] = {}
 
+# The constant variables of the jaxprs being split, innermost last (see ``is_constant``).
+_constvars_stack: list[set[int]] = []
+
+
+def is_constant(atom: Any) -> bool:
+    """Whether ``atom`` (an input of the equation a partial-eval rule splits) is a constant of
+    the program being split: a literal or one of its constant variables (a closed-over array,
+    not a traced value)."""
+    if type(atom) is not Var:
+        return True
+    return bool(_constvars_stack) and id(atom) in _constvars_stack[-1]
+
 
 def partial_eval_jaxpr(
-    closed: ClosedJaxpr, in_unknowns: Sequence[bool]
+    closed: ClosedJaxpr,
+    in_unknowns: Sequence[bool],
+    constant_inputs: Sequence[bool] | None = None,
 ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
     """Split a jaxpr into what can be computed from its known inputs and what needs the
     unknown ones.
@@ -281,11 +295,17 @@ def partial_eval_jaxpr(
     Returns ``(known, unknown, out_unknowns, num_residuals)``: ``known`` takes the known
     inputs and returns the known outputs followed by the residuals; ``unknown`` takes the
     residuals followed by the unknown inputs and returns the unknown outputs.
+    ``constant_inputs`` marks the inputs that stand for constants (concrete values, not traced
+    ones), as the jaxpr's constant variables do: rules may treat them differently (``scan``
+    stacks a constant's elements as residuals rather than forwarding it, as JAX does).
     """
     jaxpr = closed.jaxpr
     unknown_ids: set[int] = {id(v) for v, u in zip(jaxpr.invars, in_unknowns) if u}
     known_eqns: list[JaxprEqn] = []
     unknown_eqns: list[JaxprEqn] = []
+    constvars = {id(v) for v in jaxpr.constvars}
+    if constant_inputs is not None:
+        constvars.update(id(v) for v, c in zip(jaxpr.invars, constant_inputs, strict=True) if c)
     for eqn in jaxpr.eqns:
         ins_unknown = [type(a) is Var and id(a) in unknown_ids for a in eqn.invars]
         if not any(ins_unknown):
@@ -293,7 +313,11 @@ def partial_eval_jaxpr(
             continue
         rule = partial_eval_rules.get(eqn.primitive)
         if rule is not None:
-            k, u, unknown_vars = rule(eqn, ins_unknown)
+            _constvars_stack.append(constvars)
+            try:
+                k, u, unknown_vars = rule(eqn, ins_unknown)
+            finally:
+                _constvars_stack.pop()
             known_eqns.extend(k)
             unknown_eqns.extend(u)
             unknown_ids.update(id(v) for v in unknown_vars)

@@ -400,7 +400,30 @@ def batch_jaxpr_at0(
 
 
 def _batch_jaxpr_at0(closed, axis_data, in_batched, out_batched):
-    in_dims = [0 if b else None for b in in_batched]
+    return _batch_jaxpr_axes(
+        closed,
+        axis_data,
+        [0 if b else None for b in in_batched],
+        [0 if b else None for b in out_batched],
+    )
+
+
+def batch_jaxpr_axes(
+    closed: ClosedJaxpr,
+    axis_data: batching.AxisData,
+    in_dims: Sequence[int | None],
+    out_dims: Sequence[int | None],
+) -> ClosedJaxpr:
+    """``closed`` batched along ``in_dims`` of its inputs (None: unbatched), its outputs
+    batched along ``out_dims`` (broadcast if they do not depend on the mapped axis; None: they
+    must not)."""
+    key = ("axes", tuple(in_dims), tuple(out_dims), axis_data)
+    return cached(
+        "batch", closed, key, lambda: _batch_jaxpr_axes(closed, axis_data, in_dims, out_dims)
+    )
+
+
+def _batch_jaxpr_axes(closed, axis_data, in_dims, out_dims):
     size = axis_data.size
 
     def fun(*args):
@@ -408,16 +431,20 @@ def _batch_jaxpr_at0(closed, axis_data, in_batched, out_batched):
             lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs), axis_data, args, in_dims
         )
         outs = []
-        for v, d, b in zip(vals, dims, out_batched, strict=True):
-            if b:
-                outs.append(rules.bdim_to(v, d, 0, size))
+        for v, d, want in zip(vals, dims, out_dims, strict=True):
+            if want is not None:
+                outs.append(rules.bdim_to(v, d, want, size))
             elif d is not None:
-                raise AssertionError("batch_jaxpr_at0: an output forced unbatched is batched")
+                raise AssertionError("batch_jaxpr_axes: an output forced unbatched is batched")
             else:
                 outs.append(v)
         return outs
 
-    return pe.trace_to_jaxpr(fun, batched_avals(closed.in_avals, in_batched, size))
+    avals = [
+        a if d is None else ShapedArray(a.shape[:d] + (size,) + a.shape[d:], a.dtype, a.weak_type)
+        for a, d in zip(closed.in_avals, in_dims, strict=True)
+    ]
+    return pe.trace_to_jaxpr(fun, avals)
 
 
 def move_to_front(x: Any, d: int | None, size: int, batched: bool) -> Any:
@@ -506,6 +533,41 @@ def _transpose(closed, linear, ct_nonzero):
         ]
 
     return pe.trace_to_jaxpr(fun, res_avals + ct_avals)
+
+
+def retype_inputs(closed: ClosedJaxpr, new_avals: dict[int, ShapedArray]) -> ClosedJaxpr:
+    """``closed`` with the inputs at the positions in ``new_avals`` of those types (weak types
+    differing only); the conversions of those inputs that become no-ops are dropped."""
+    if all(closed.in_avals[i].weak_type == a.weak_type for i, a in new_avals.items()):
+        return closed
+
+    def make():
+        j = closed.jaxpr
+        invars = [Var(new_avals[i]) if i in new_avals else v for i, v in enumerate(j.invars)]
+        alias: dict[int, Any] = {id(v): n for v, n in zip(j.invars, invars) if v is not n}
+
+        def sub(a):
+            return alias.get(id(a), a) if type(a) is Var else a
+
+        eqns = []
+        for e in j.eqns:
+            e = e.replace(invars=[sub(a) for a in e.invars])
+            x = e.invars[0] if e.invars else None
+            if (
+                e.primitive.name == "convert_element_type"
+                and type(x) is Var
+                and any(x is n for n in invars)
+                and x.aval.dtype == e.outvars[0].aval.dtype
+                and x.aval.weak_type == e.outvars[0].aval.weak_type
+            ):
+                alias[id(e.outvars[0])] = x
+                continue
+            eqns.append(e)
+        outvars = [sub(a) for a in j.outvars]
+        return ClosedJaxpr(Jaxpr(j.constvars, invars, outvars, eqns, j.debug_info), closed.consts)
+
+    key = tuple(sorted((i, a, a.weak_type) for i, a in new_avals.items()))
+    return cached("retype", closed, key, make)
 
 
 def instantiate_ct(ct: Any, aval: ShapedArray) -> Any:
@@ -603,6 +665,8 @@ def split3(xs: Sequence[Any], a: int, b: int) -> tuple[list, list, list]:
 
 
 __all__ = [
+    "retype_inputs",
+    "batch_jaxpr_axes",
     "avals_of",
     "check_carry_type",
     "promote_weak_inputs",

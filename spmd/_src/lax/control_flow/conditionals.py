@@ -12,6 +12,7 @@ Array(2., dtype=float32, weak_type=True)
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -116,6 +117,9 @@ def _one_operand(operand: Any, operands: tuple) -> tuple:
 
 
 def _as_int32(x: Any) -> Any:
+    if isinstance(x, (int, np.integer, np.ndarray)):
+        # A Python or NumPy index converts on the spot, not as a traced equation (as in JAX).
+        return np.asarray(x, np.int32)
     aval = core.get_aval(x)
     if aval.dtype == np.int32 and not aval.weak_type:
         return x
@@ -319,20 +323,22 @@ def _cond_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
     splits = [common.partial_eval_jaxpr_inst(b, ops_uk, out_uk) for b in branches]
     n_known = out_uk.count(False)
 
-    # Residual slots, shared between branches by type; a branch fills the slots it does not
-    # use with zeros.
+    # Residual slots, shared between branches: a branch's k-th residual of a type (weak type
+    # included) takes the slot of the k-th of that type in the branches before it, if any. A
+    # branch fills the slots it does not use with placeholders (JAX's order and equations).
     slot_avals: list[core.ShapedArray] = []
+    slot_of: dict[tuple, int] = {}
     branch_slots: list[list[int]] = []
     for known, _, _, _ in splits:
         used: list[int] = []
+        seen: dict[core.ShapedArray, int] = {}
         for a in known.out_avals[n_known:]:
-            a = common.strong(a)
-            k = next(
-                (k for k, s in enumerate(slot_avals) if s == a and k not in used), len(slot_avals)
-            )
-            if k == len(slot_avals):
+            tag = (a, a.weak_type, seen.get((a, a.weak_type), 0))
+            seen[tag[:2]] = tag[2] + 1
+            if tag not in slot_of:
+                slot_of[tag] = len(slot_avals)
                 slot_avals.append(a)
-            used.append(k)
+            used.append(slot_of[tag])
         branch_slots.append(used)
 
     known_ins = [a for a, u in zip(ops, ops_uk) if not u]
@@ -360,11 +366,11 @@ def _cond_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
 def _known_branch(known, n_known, used, slot_avals, in_avals):
     def fun(*args):
         outs = core.eval_jaxpr(known.jaxpr, known.consts, *args)
-        res = [None] * len(slot_avals)
+        # A placeholder for every slot, used or not (as JAX emits them).
+        res = [empty_like_aval(a) for a in slot_avals]
         for k, r in zip(used, outs[n_known:]):
             res[k] = r
-        fill = [rules.zeros_like_aval(a) if r is None else r for r, a in zip(res, slot_avals)]
-        return list(outs[:n_known]) + fill
+        return list(outs[:n_known]) + res
 
     return pe.trace_to_jaxpr(fun, in_avals)
 
@@ -415,4 +421,44 @@ def _cond_sharding(specs, avals, *, branches):
 sharding_rules.sharding_rules[cond_p] = _cond_sharding
 
 
-__all__ = ["cond", "cond_p", "switch"]
+# ---------------------------------------------------------------------------------------------
+# empty2: an uninitialized scalar, the placeholder for a residual a cond branch does not make
+
+
+class MemorySpace(enum.Enum):
+    """Where a buffer lives (only device memory here)."""
+
+    Device = "device"
+
+
+def empty2(dtype: Any, *, memory_space: MemorySpace = MemorySpace.Device) -> Any:
+    """A scalar of ``dtype`` whose value does not matter (zero here)."""
+    return empty2_p.bind(dtype=np.dtype(dtype), memory_space=memory_space)
+
+
+def empty_like_aval(aval: core.ShapedArray) -> Any:
+    """A placeholder of type ``aval``: an ``empty2`` scalar, broadcast to the shape."""
+    x = empty2(aval.dtype)
+    return lax_shape.broadcast_in_dim(x, aval.shape, ()) if aval.shape else x
+
+
+def _empty2_impl(*, dtype, memory_space):
+    return np.zeros((), dtype)
+
+
+def _empty2_abstract_eval(*, dtype, memory_space):
+    return core.ShapedArray((), dtype)
+
+
+def _empty2_batch_rule(axis_data, vals, dims, *, dtype, memory_space):
+    return empty2_p.bind(dtype=dtype, memory_space=memory_space), None
+
+
+empty2_p = core.Primitive("empty2")
+empty2_p.def_impl(_empty2_impl)
+empty2_p.def_abstract_eval(_empty2_abstract_eval)
+batching.primitive_batchers[empty2_p] = _empty2_batch_rule
+rules.defjvp_zero(empty2_p)
+
+
+__all__ = ["MemorySpace", "cond", "cond_p", "empty2", "empty2_p", "empty_like_aval", "switch"]

@@ -407,7 +407,9 @@ def _scan_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
     residuals = kj.outvars[n_known_out:]
     # Residuals that are the body's known constant inputs go to the unknown scan as they are;
     # those computed from the constants alone are computed once, before the loop; those that
-    # are its known xs are the xs arrays; the others are stacked by the known scan.
+    # are its known xs are the xs arrays, unless those are constants of the program being
+    # split (JAX forwards traced values only: a constant's elements are stacked); the others
+    # are stacked by the known scan.
     k_pos = {id(v): i for i, v in enumerate(kj.invars)}
     n_kc, n_kk = len(k_consts), len(k_carry)
     hoisted_eqns, hoisted = _hoist_invariants(kj, n_kc, residuals, k_consts)
@@ -421,7 +423,7 @@ def _scan_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
         elif type(r) is Var and id(r) in hoisted:
             kind.append("const")
             outer.append(hoisted[id(r)])
-        elif i is not None and i >= n_kc + n_kk:
+        elif i is not None and i >= n_kc + n_kk and not pe.is_constant(k_xs[i - n_kc - n_kk]):
             kind.append("xs")
             outer.append(k_xs[i - n_kc - n_kk])
         else:
@@ -517,23 +519,26 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     res_consts = [x for x, lin in zip(consts, c_lin) if not lin]
     res_xs = [x for x, lin in zip(xs, x_lin) if not lin]
     lin_const_avals = [ad.tangent_aval(x.aval) for x, lin in zip(consts, c_lin) if lin]
-    body = _transposed_scan_body(jaxpr, num_consts, num_carry, c_lin, x_lin, ys_nz)
+    # The carry's cotangents keep their own types (a strongly typed cotangent of a weakly
+    # typed carry stays strong, with no conversion in the loop, as in JAX).
+    ct_k_avals = tuple(ad.tangent_aval(core.get_aval(c)) for c in ct_carry)
+    body = _transposed_scan_body(jaxpr, num_consts, num_carry, c_lin, x_lin, ys_nz, ct_k_avals)
     acc = [rules.zeros_like_aval(a) for a in lin_const_avals]
     # Residuals the transposed body does not read are not passed.
     used = common.used_inputs(body.jaxpr)
     n_rc, n_c = len(res_consts), len(acc) + num_carry
-    keep = used[:n_rc] + [True] * n_c + used[n_rc + n_c : n_rc + n_c + len(res_xs)]
-    keep += [True] * len(ct_ys)
+    n_cy = len(ct_ys)
+    keep = used[:n_rc] + [True] * (n_c + n_cy) + used[n_rc + n_c + n_cy :]
     if not all(keep):
         body = common.drop_inputs(body, keep)
         res_consts = [x for x, k in zip(res_consts, keep[:n_rc]) if k]
-        res_xs = [x for x, k in zip(res_xs, keep[n_rc + n_c :]) if k]
+        res_xs = [x for x, k in zip(res_xs, keep[n_rc + n_c + n_cy :]) if k]
     out = scan_p.bind(
         *res_consts,
         *acc,
         *ct_carry,
-        *res_xs,
         *ct_ys,
+        *res_xs,
         jaxpr=body,
         length=length,
         reverse=not reverse,
@@ -551,18 +556,22 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     )
 
 
-def _transposed_scan_body(jaxpr, num_consts, num_carry, c_lin, x_lin, ys_nz) -> ClosedJaxpr:
-    """(res consts, ct_consts accumulators, ct_carry, res xs, nonzero ct_ys) ->
-    (accumulators, ct of the carry, ct of the linear xs)."""
+def _transposed_scan_body(
+    jaxpr, num_consts, num_carry, c_lin, x_lin, ys_nz, ct_k_avals
+) -> ClosedJaxpr:
+    """(res consts, ct_consts accumulators, ct_carry, nonzero ct_ys, res xs) ->
+    (accumulators, ct of the carry, ct of the linear xs). The carry is typed as its
+    cotangents ``ct_k_avals`` are."""
 
     def make():
         linear = list(c_lin) + [True] * num_carry + list(x_lin)
-        t = common.transpose_jaxpr(jaxpr, linear, [True] * num_carry + list(ys_nz))
+        body = common.retype_inputs(jaxpr, {num_consts + i: a for i, a in enumerate(ct_k_avals)})
+        t = common.transpose_jaxpr(body, linear, [True] * num_carry + list(ys_nz))
         cs, _, xs = common.split3(jaxpr.in_avals, num_consts, num_carry)
         res_c = [a for a, lin in zip(cs, c_lin) if not lin]
         lin_c = [ad.tangent_aval(a) for a, lin in zip(cs, c_lin) if lin]
         res_x = [a for a, lin in zip(xs, x_lin) if not lin]
-        ct_k = [ad.tangent_aval(a) for a in jaxpr.out_avals[:num_carry]]
+        ct_k = list(ct_k_avals)
         ys = jaxpr.out_avals[num_carry:]
         ct_y = [ad.tangent_aval(a) for a, nz in zip(ys, ys_nz) if nz]
         n_rc, n_lc, n_k, n_rx = len(res_c), len(lin_c), len(ct_k), len(res_x)
@@ -571,15 +580,16 @@ def _transposed_scan_body(jaxpr, num_consts, num_carry, c_lin, x_lin, ys_nz) -> 
             rc = args[:n_rc]
             acc = args[n_rc : n_rc + n_lc]
             ck = args[n_rc + n_lc : n_rc + n_lc + n_k]
-            rx = args[n_rc + n_lc + n_k : n_rc + n_lc + n_k + n_rx]
-            cy = args[n_rc + n_lc + n_k + n_rx :]
+            n_cy = len(args) - n_rc - n_lc - n_k - n_rx
+            cy = args[n_rc + n_lc + n_k : n_rc + n_lc + n_k + n_cy]
+            rx = args[n_rc + n_lc + n_k + n_cy :]
             outs = core.eval_jaxpr(t.jaxpr, t.consts, *rc, *rx, *ck, *cy)
             ct_c, ct_k_in, ct_x = outs[:n_lc], outs[n_lc : n_lc + n_k], outs[n_lc + n_k :]
             return [rules.add_any(a, c) for a, c in zip(acc, ct_c)] + list(ct_k_in) + list(ct_x)
 
-        return pe.trace_to_jaxpr(fun, res_c + lin_c + ct_k + res_x + ct_y)
+        return pe.trace_to_jaxpr(fun, res_c + lin_c + ct_k + ct_y + res_x)
 
-    return common.cached("scan_transpose", jaxpr, (c_lin, x_lin, ys_nz), make)
+    return common.cached("scan_transpose", jaxpr, (c_lin, x_lin, ys_nz, ct_k_avals), make)
 
 
 def _scan_dce(used_outputs, eqn):

@@ -24,7 +24,7 @@ from spmd._src.errors import ConcretizationTypeError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
-from spmd._src.lax import callback
+from spmd._src.lax import callback, rules
 from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
@@ -100,9 +100,24 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc, carry = common.split3(args, cond_nconsts, body_nconsts)
     cond_fn = core.jaxpr_as_numpy_fn(cond_jaxpr)
     body_fn = core.jaxpr_as_numpy_fn(body_jaxpr)
-    while cond_fn(*cc, *carry)[0]:
-        carry = body_fn(*bc, *carry)
-    return [np.asarray(c, dtype=a.dtype) for c, a in zip(carry, body_jaxpr.out_avals)]
+    dtypes_ = [a.dtype for a in body_jaxpr.out_avals]
+    if cond_jaxpr.out_avals[0].shape == ():
+        while cond_fn(*cc, *carry)[0]:
+            carry = body_fn(*bc, *carry)
+        return [np.asarray(c, dtype=d) for c, d in zip(carry, dtypes_)]
+    # A batched predicate (its shape a prefix of every carry's): loop while any example goes
+    # on; the examples that stopped keep their carry.
+    carry = [np.asarray(c, dtype=d) for c, d in zip(carry, dtypes_)]
+    while True:
+        (pred,) = cond_fn(*cc, *carry)
+        pred = np.asarray(pred, bool)
+        if not pred.any():
+            return carry
+        new = body_fn(*bc, *carry)
+        carry = [
+            np.where(pred.reshape(pred.shape + (1,) * (np.ndim(o) - pred.ndim)), n, o).astype(d)
+            for o, n, d in zip(carry, new, dtypes_)
+        ]
 
 
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -118,8 +133,12 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
             f"given {[a.str_short() for a in bc + carry]}"
         )
     (pred,) = cond_jaxpr.out_avals
-    if pred.shape != () or pred.dtype != np.bool_:
-        raise TypeError(f"while: cond_jaxpr must return a boolean scalar, got {pred}")
+    # A batched predicate (after vmap) has the leading dimensions of every carry.
+    if pred.dtype != np.bool_ or any(a.shape[: pred.ndim] != pred.shape for a in carry):
+        raise TypeError(
+            f"while: cond_jaxpr must return a boolean scalar (or booleans of the leading "
+            f"dimensions of every carry), got {pred.str_short()}"
+        )
     outs = body_jaxpr.out_avals
     if not common.typematches(carry, outs):
         raise TypeError(
@@ -134,61 +153,82 @@ def _while_batch_rule(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nco
     batched = [d is not None for d in dims]
     cc_b, bc_b, carry_b = common.split3(batched, cond_nconsts, body_nconsts)
     n = len(carry_b)
-    # The carries batched on output must be batched on input; a batched predicate batches
-    # every carry (each example stops at its own iteration).
-    for _ in range(n + 2):
+    # The carries batched on output must be batched on input.
+    for _ in range(n + 1):
         body_b = common.batched_outputs(body_jaxpr, axis_data, bc_b + carry_b)
-        (pred_b,) = common.batched_outputs(cond_jaxpr, axis_data, cc_b + carry_b)
-        new = [a or b or pred_b for a, b in zip(carry_b, body_b)]
+        new = [a or b for a, b in zip(carry_b, body_b)]
         if new == carry_b:
             break
         carry_b = new
+    (pred_b,) = common.batched_outputs(cond_jaxpr, axis_data, cc_b + carry_b)
     cc, bc, carry = common.split3(vals, cond_nconsts, body_nconsts)
     cd, bd, kd = common.split3(dims, cond_nconsts, body_nconsts)
-    cc = [common.move_to_front(x, d, size, b) for x, d, b in zip(cc, cd, cc_b)]
-    bc = [common.move_to_front(x, d, size, b) for x, d, b in zip(bc, bd, bc_b)]
-    carry = [common.move_to_front(x, d, size, b) for x, d, b in zip(carry, kd, carry_b)]
-    out_dims = [0 if b else None for b in carry_b]
-    if not pred_b:
-        new_cond = common.batch_jaxpr_at0(cond_jaxpr, axis_data, cc_b + carry_b, [False])
-        new_body = common.batch_jaxpr_at0(body_jaxpr, axis_data, bc_b + carry_b, carry_b)
-        out = while_p.bind(
-            *cc,
-            *bc,
-            *carry,
-            cond_jaxpr=new_cond,
-            body_jaxpr=new_body,
-            cond_nconsts=cond_nconsts,
-            body_nconsts=body_nconsts,
-        )
-        return out, out_dims
-    # A batched predicate: loop while any example goes on; those that stopped keep their
-    # carry (the body's result is selected per example).
-    cond_b = common.batch_jaxpr_at0(cond_jaxpr, axis_data, cc_b + carry_b, [True])
-    # Over devices each stops at its own iteration: callbacks in the body run only on the
-    # devices still looping.
-    masked = axis_data.per_device and pe.has_effects_in(body_jaxpr.jaxpr)
-    if masked:
-        body_bj = common.batch_jaxpr_at0(
-            common.masked_effects(body_jaxpr), axis_data, [True] + bc_b + carry_b, carry_b
-        )
+    if pred_b and axis_data.per_device and pe.has_effects_in(body_jaxpr.jaxpr):
+        cc = [common.move_to_front(x, d, size, b) for x, d, b in zip(cc, cd, cc_b)]
+        bc = [common.move_to_front(x, d, size, b) for x, d, b in zip(bc, bd, bc_b)]
+        carry = [common.move_to_front(x, d, size, True) for x, d in zip(carry, kd)]
+        return _while_masked_batch(axis_data, cc, bc, carry, cc_b, bc_b, cond_jaxpr, body_jaxpr)
+    if pred_b:
+        # A batched predicate batches every carry (each example stops at its own iteration);
+        # the loop keeps the predicate batched and stops updating an example once its own
+        # predicate is False (the primitive's semantics), as JAX does.
+        carry_b = [True] * n
+        rank = 0
     else:
-        body_bj = common.batch_jaxpr_at0(body_jaxpr, axis_data, bc_b + carry_b, carry_b)
+        # The predicate (already batched by an inner vmap, if its rank is not zero) must stay
+        # a prefix of the carries' shapes: the new batch dimension goes after it.
+        rank = len(cond_jaxpr.out_avals[0].shape)
+    carry = [_bdim_to(x, d, rank, size) if b else x for x, d, b in zip(carry, kd, carry_b)]
+    carry_dims = [rank if b else None for b in carry_b]
+    # The consts keep their batch dimensions (the bodies take them where they are).
+    pred_dim = [0 if pred_b else None]
+    new_cond = common.batch_jaxpr_axes(cond_jaxpr, axis_data, cd + carry_dims, pred_dim)
+    new_body = common.batch_jaxpr_axes(body_jaxpr, axis_data, bd + carry_dims, carry_dims)
+    out = while_p.bind(
+        *cc,
+        *bc,
+        *carry,
+        cond_jaxpr=new_cond,
+        body_jaxpr=new_body,
+        cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts,
+    )
+    return out, carry_dims
+
+
+def _bdim_to(x, d, dst, size):
+    if d is None:
+        # Broadcast straight into place (no transpose after).
+        shape = np.shape(x)
+        dims = tuple(i if i < dst else i + 1 for i in range(len(shape)))
+        return lax_shape.broadcast_in_dim(x, shape[:dst] + (size,) + shape[dst:], dims)
+    return rules.moveaxis(x, d, dst)
+
+
+def _while_masked_batch(axis_data, cc, bc, carry, cc_b, bc_b, cond_jaxpr, body_jaxpr):
+    """A batched predicate over devices, with callbacks in the body: each device stops at its
+    own iteration, so the body's callbacks run only on the devices still looping (the body
+    computes the predicate, masks its effects and selects its results)."""
+    cond_nconsts, body_nconsts, n = len(cc), len(bc), len(carry)
+    carry_b = [True] * n
+    cond_b = common.batch_jaxpr_at0(cond_jaxpr, axis_data, cc_b + carry_b, [True])
+    body_bj = common.batch_jaxpr_at0(
+        common.masked_effects(body_jaxpr), axis_data, [True] + bc_b + carry_b, carry_b
+    )
     cc_avals = [core.get_aval(x) for x in cc]
     bc_avals = [core.get_aval(x) for x in bc]
     carry_avals = [core.get_aval(x) for x in carry]
 
     def any_cond(*args):
         (pred,) = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)
-        return [lax_red.reduce_or(pred, (0,))]
+        return [lax_red.reduce_or(pred, tuple(range(np.ndim(pred))))]
 
     def select_body(*args):
         c_consts = args[:cond_nconsts]
         b_consts = args[cond_nconsts : cond_nconsts + body_nconsts]
         old = args[cond_nconsts + body_nconsts :]
         (pred,) = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *c_consts, *old)
-        active = [pred] if masked else []
-        new = core.eval_jaxpr(body_bj.jaxpr, body_bj.consts, *active, *b_consts, *old)
+        new = core.eval_jaxpr(body_bj.jaxpr, body_bj.consts, pred, *b_consts, *old)
         return [lax_ew.select_n(_bcast_pred(pred, np.shape(o)), o, x) for o, x in zip(old, new)]
 
     new_cond = pe.trace_to_jaxpr(any_cond, cc_avals + carry_avals)
@@ -203,13 +243,13 @@ def _while_batch_rule(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nco
         cond_nconsts=cond_nconsts,
         body_nconsts=cond_nconsts + body_nconsts,
     )
-    return out, out_dims
+    return out, [0] * n
 
 
 def _bcast_pred(pred, shape):
-    if len(shape) == 1:
+    if len(shape) == np.ndim(pred):
         return pred
-    return lax_shape.broadcast_in_dim(pred, shape, (0,))
+    return lax_shape.broadcast_in_dim(pred, shape, tuple(range(np.ndim(pred))))
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
