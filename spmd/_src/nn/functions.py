@@ -16,11 +16,12 @@ from __future__ import annotations
 import operator
 import types
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import dtypes
 from spmd._src.api import jit
 from spmd._src.custom_derivatives import custom_jvp
 from spmd._src.lax import elementwise as lax
@@ -35,7 +36,7 @@ from spmd._src.numpy import (
     statistics,
     ufuncs,
 )
-from spmd._src.numpy.util import promote_dtypes_inexact
+from spmd._src.numpy.util import check_arraylike, promote_args_inexact, promote_dtypes_inexact
 
 # The jnp functions used here, under their public names (spmd.numpy itself is a public module,
 # above this layer).
@@ -223,8 +224,9 @@ def elu(x: Any, alpha: Any = 1.0) -> Any:
     >>> nn.elu(jnp.array([-1.0, 2.0]))
     Array([-0.63212055,  2.        ], dtype=float32)
     """
-    safe_x = jnp.where(x > 0, 0.0, x)
-    return jnp.where(x > 0, x, alpha * jnp.expm1(safe_x))
+    # The outer comparison is made first (argument order), as in JAX's jaxpr.
+    positive = x > 0
+    return jnp.where(positive, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
 @jit
@@ -299,9 +301,15 @@ def tanh(x: Any) -> Any:
     return jnp.tanh(x)
 
 
+@jit
 def identity(x: Any) -> Any:
-    """The identity activation: returns ``x``."""
-    return jnp.asarray(x) if not isinstance(x, core.Tracer) else x
+    """The identity activation: returns ``x`` (as an array).
+
+    >>> nn.identity(jnp.array([1.0, -1.0]))
+    Array([ 1., -1.], dtype=float32)
+    """
+    check_arraylike("identity", x)
+    return jnp.asarray(x)
 
 
 @jit
@@ -396,6 +404,7 @@ def _glu(x, axis):
     return x1 * sigmoid(x2)
 
 
+_glu.__name__ = "glu"
 _glu_jit = jit(_glu, static_argnames=("axis",))
 
 
@@ -429,7 +438,7 @@ def softmax(x: Any, axis: int | Sequence[int] | None = -1, where: Any = None) ->
     With ``where``, only the selected elements take part; the others are 0.
 
     >>> nn.softmax(jnp.array([0.0, 1.0]))
-    Array([0.26894143, 0.7310586 ], dtype=float32)
+    Array([0.2689414, 0.7310586], dtype=float32)
     """
     (x,) = promote_dtypes_inexact(x)
     axes = _canonical_axis("softmax", axis, np.ndim(x))
@@ -485,33 +494,27 @@ def logsumexp(
     >>> nn.logsumexp(jnp.array([0.0, 0.0]))
     Array(0.6931472, dtype=float32)
     """
+    if where is not None:
+        a = jnp.where(where, a, 0)
     if b is not None:
-        a, b = promote_dtypes_inexact(a, b)
-        a_arr, b_arr = jnp.broadcast_arrays(a, b)
-        if where is None:
-            where = b_arr != 0
-        else:
-            where = jnp.asarray(where) & (b_arr != 0)
-        a = a_arr
-        b = b_arr
+        a, b = promote_args_inexact("logsumexp", a, b)
+        # A zero weight drops its term (even where a is inf or NaN).
+        a = jnp.where(b != 0, a, -np.inf)
     else:
-        (a,) = promote_dtypes_inexact(a)
+        (a,) = promote_args_inexact("logsumexp", a)
     axes = _canonical_axis("logsumexp", axis, np.ndim(a))
-    where = _where_arg(where)
-    amax = jnp.max(a, axes, where=where, keepdims=keepdims, initial=-np.inf)
+    dims = tuple(range(np.ndim(a))) if axes is None else axes
+    amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
     amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax_shape.full_like(amax, 0)))
-    if keepdims:
-        amax_b = amax
-    else:
-        amax_b = jnp.expand_dims(amax, axes if axes is not None else tuple(range(np.ndim(a))))
-    exp_a = jnp.exp(a - amax_b)
+    amax_b = amax if keepdims else lax_shape.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, amax_b.astype(a.dtype)))
     if b is not None:
-        exp_a = exp_a * b
-    sumexp = jnp.sum(exp_a, axes, where=where, keepdims=keepdims)
-    sign = jnp.sign(sumexp)
-    if return_sign or not dtypes.issubdtype(sumexp.dtype, np.complexfloating):
-        sumexp = jnp.abs(sumexp)
-    out = jnp.log(sumexp) + amax
+        exp_a = lax.mul(exp_a, b)
+    sumexp = exp_a.sum(axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not dtypes.issubdtype(a.dtype, np.complexfloating):
+        sumexp = abs(sumexp)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
     if return_sign:
         return out, sign
     if b is not None and not dtypes.issubdtype(out.dtype, np.complexfloating):
@@ -519,6 +522,18 @@ def logsumexp(
     return out
 
 
+def _count(x, axis, where, keepdims, dtype):
+    # The number of terms reduced over: a constant without `where`, else a sum of the mask.
+    if where is None:
+        shape = np.shape(x)
+        axes = _canonical_axis("logmeanexp", axis, len(shape))
+        n = int(np.prod([shape[i] for i in (range(len(shape)) if axes is None else axes)]))
+        # A constant (JAX converts a concrete count eagerly: it prints as `6.0:f32[]`).
+        return np.array(n, dtype=dtype)
+    return jnp.sum(jnp.broadcast_to(where, np.shape(x)), axis, dtype=dtype, keepdims=keepdims)
+
+
+@partial(jit, static_argnames=("axis", "keepdims"))
 def logmeanexp(
     x: Any,
     axis: int | Sequence[int] | None = None,
@@ -530,31 +545,12 @@ def logmeanexp(
     >>> nn.logmeanexp(jnp.array([1.0, 1.0]))
     Array(1., dtype=float32)
     """
-    (x,) = promote_dtypes_inexact(x)
-    axes = _canonical_axis("logmeanexp", axis, np.ndim(x))
-    lse = logsumexp(x, axis=axes, where=where, keepdims=keepdims)
-    if where is None:
-        shape = np.shape(x)
-        n = int(np.prod([shape[i] for i in (axes if axes is not None else range(len(shape)))]))
-        return lse - jnp.log(jnp.asarray(n, dtype=lse.dtype))
-    count = jnp.sum(jnp.broadcast_to(jnp.asarray(where), np.shape(x)), axis=axes, keepdims=keepdims)
-    return lse - jnp.log(count.astype(lse.dtype))
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    count = _count(x, axis, where, keepdims, lse.dtype)
+    return lse - jnp.log(count)
 
 
-def _standardize(x, axis, mean, variance, epsilon, where):
-    if mean is None:
-        mean = jnp.mean(x, axis, keepdims=True, where=where)
-    if variance is None:
-        # E[x^2] - E[x]^2 (one pass); clipped at 0 against rounding, as JAX does.
-        variance = jnp.mean(jnp.square(x), axis, keepdims=True, where=where) - jnp.square(mean)
-        variance = jnp.maximum(0, variance)
-    return (x - mean) * lax.rsqrt(variance + epsilon)
-
-
-_standardize.__name__ = "standardize"
-_standardize_jit = jit(_standardize, static_argnames=("axis",))
-
-
+@partial(jit, static_argnames=("axis", "algorithm"))
 def standardize(
     x: Any,
     axis: int | Sequence[int] | None = -1,
@@ -562,16 +558,31 @@ def standardize(
     variance: Any = None,
     epsilon: Any = 1e-5,
     where: Any = None,
+    *,
+    algorithm: str = "fast",
 ) -> Any:
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (statistics computed when not
-    given).
+    given). ``algorithm="fast"`` computes the variance as ``E[x^2] - E[x]^2`` (one pass,
+    clipped at 0 against rounding); ``"stable"`` as ``E[(x - E[x])^2]``.
 
     >>> nn.standardize(jnp.array([1.0, 3.0]))
     Array([-0.999995,  0.999995], dtype=float32)
     """
-    (x,) = promote_dtypes_inexact(x)
-    axes = _canonical_axis("standardize", axis, np.ndim(x))
-    return _standardize_jit(x, axes, mean, variance, epsilon, _where_arg(where))
+    check_arraylike("standardize", x)
+    # None stands for "compute it"; positions count among (mean, variance, where), as JAX's.
+    check_arraylike("standardize", *(0 if v is None else v for v in (mean, variance, where)))
+    if mean is None:
+        mean = jnp.mean(x, axis, keepdims=True, where=where)
+    if variance is None:
+        if algorithm == "stable":
+            centered = jnp.square(jnp.subtract(x, mean))
+            variance = jnp.mean(centered, axis, keepdims=True, where=where)
+        elif algorithm == "fast":
+            squares = jnp.mean(jnp.square(x), axis, keepdims=True, where=where)
+            variance = jnp.clip(squares - jnp.square(mean), 0)
+        else:
+            raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
+    return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
 # ---------------------------------------------------------------------------------------------

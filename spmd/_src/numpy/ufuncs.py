@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from spmd._src import dtypes
+from spmd._src.api import jit
 from spmd._src.array import Array
 from spmd._src.custom_derivatives import custom_jvp
 from spmd._src.lax import elementwise as lax
@@ -138,7 +139,8 @@ def square(x, /):
     """Elementwise ``x * x``."""
     check_arraylike("square", x)
     (x,) = promote_dtypes_numeric(x)
-    return lax.integer_pow(x, 2)
+    # JAX 0.10 binds the `square` primitive here (`x ** 2` stays `integer_pow[y=2]`).
+    return lax.square(x)
 
 
 def reciprocal(x, /):
@@ -548,7 +550,7 @@ def hypot(x1, x2, /):
     zero = lax.eq(big, _const(big, 0))
     safe = lax.select_n(zero, big, lax_shape.full_like(big, 1))
     ratio = lax.div(small, safe)
-    scaled = lax.mul(big, lax.sqrt(lax.add(_const(big, 1), lax.mul(ratio, ratio))))
+    scaled = lax.mul(big, lax.sqrt(lax.add(_const(big, 1), lax.square(ratio))))
     out = lax.select_n(zero, scaled, big)
     # inf beats NaN here, as in NumPy: hypot(inf, nan) is inf.
     return lax.select_n(either_inf, out, lax_shape.full_like(out, np.inf))
@@ -627,16 +629,36 @@ def _broadcast_all(name: str, *args: Any) -> list[Any]:
     return out
 
 
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
-    """Clip values to ``[min, max]`` (either bound may be None)."""
-    arr = a if arr is None else arr
-    lo = a_min if min is None else min
-    hi = a_max if max is None else max
+def _has_complex_dtype(x) -> bool:
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        return isinstance(x, complex)
+    return dtypes.issubdtype(dt, np.complexfloating)
+
+
+# Jitted as in JAX 0.10, so that it prints as `jit[name=clip]`, its Python-scalar bounds
+# arguments of the call (weak `0:i32[]`, converted inside).
+@jit
+def clip(arr=None, /, min=None, max=None):
+    """Clip values to ``[min, max]`` (either bound may be None); where ``min > max`` the
+    result is ``max``.
+
+    >>> jnp.clip(jnp.arange(5), 1, 3)
+    Array([1, 1, 2, 3, 3], dtype=int32)
+    """
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
     check_arraylike("clip", arr)
-    if lo is not None:
-        arr = maximum(lo, arr)
-    if hi is not None:
-        arr = minimum(hi, arr)
+    if any(_has_complex_dtype(t) for t in (arr, min, max)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped: take the real or imaginary "
+            "part first (jnp.real / jnp.imag)."
+        )
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
     return to_array(arr)
 
 
