@@ -1635,3 +1635,65 @@ for _kind, _lengths, _shape, _dt in [
         _out,
         LOOSE,
     ))  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Special functions (spmd._src.lax.special), against float64 references written independently of
+# the kernels: the incomplete gamma series, the zeta sum with an integral tail, the incomplete
+# beta hypergeometric series.
+
+
+def _igamma_ref(a: float, x: float) -> float:
+    return math.fsum(
+        math.exp((a + n) * math.log(x) - x - math.lgamma(a + n + 1)) for n in range(300)
+    )
+
+
+def _igamma_grad_a_ref(a: float, x: float) -> float:
+    h = 1e-6
+    return (_igamma_ref(a + h, x) - _igamma_ref(a - h, x)) / (2 * h)
+
+
+def _zeta_ref(s: float, q: float) -> float:
+    ks = np.arange(4000.0)
+    return float(np.sum((q + ks) ** -s) + (q + 4000 - 0.5) ** (1 - s) / (s - 1))
+
+
+def _betainc_ref(a: float, b: float, x: float) -> float:
+    # B(x; a, b) = x^a sum_n (1 - b)_n x^n / (n! (a + n)), over B(a, b).
+    total, coef = 0.0, 1.0
+    for n in range(3000):
+        total += coef / (a + n)
+        coef *= (n + 1 - b) * x / (n + 1)
+    lbeta = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    return math.exp(a * math.log(x) - lbeta) * total
+
+
+def _special_binary(name, fn, ref, dom1, dom2, tol):
+    for _dt in FLOATS:
+        for _s in SHAPES:
+            _a = gen(_dt, _s, dom1, seed=name + "a")
+            _x = gen(_dt, _s, dom2, seed=name + "x")
+            add(name, Config(f"{_dt}{_s}", fn, (_a, _x),
+                             lambda a, x: np.vectorize(ref, otypes=[np.float64])(a, x),
+                             _dt, tol))  # fmt: skip
+    reject(name, fn, "int32", nargs=2)
+
+
+_special_binary("igamma", lax.igamma, _igamma_ref, (0.5, 5.0), (0.1, 6.0), LOOSE)
+_special_binary("igammac", lax.igammac, lambda a, x: 1 - _igamma_ref(a, x),
+                (0.5, 5.0), (0.1, 6.0), LOOSE)  # fmt: skip
+_FD_TOL = {"float32": 1e-4, "float16": 1e-2, "bfloat16": 5e-2}  # the reference differences
+_special_binary("igamma_grad_a", lax.igamma_grad_a, _igamma_grad_a_ref,
+                (0.5, 5.0), (0.1, 6.0), _FD_TOL)  # fmt: skip
+_special_binary("zeta", lax.zeta, _zeta_ref, (1.5, 6.0), (0.5, 4.0), LOOSE)
+
+for _dt in FLOATS:
+    for _s in SHAPES:
+        _args = tuple(gen(_dt, _s, d, seed=f"betainc{i}")
+                      for i, d in enumerate([(0.5, 4.0), (0.5, 4.0), (0.05, 0.9)]))  # fmt: skip
+        add("regularized_incomplete_beta", Config(
+            f"{_dt}{_s}", lax.betainc, _args,
+            lambda a, b, x: np.vectorize(_betainc_ref, otypes=[np.float64])(a, b, x), _dt, LOOSE,
+        ))  # fmt: skip
+reject("regularized_incomplete_beta", lax.betainc, "int32", nargs=3)
