@@ -407,6 +407,17 @@ def test_bitcast_convert_type_vmap():
     assert np.asarray(t).dtype == spmd.dtypes.float0
 
 
+def test_bitcast_convert_type_of_a_scalar_stays_a_scalar():
+    # Same-size conversion of a rank-0 operand is rank 0 (eagerly, under jit, and through
+    # jnp.signbit, which is built on it); a wider source adds one dimension.
+    for run in (lambda f, x: f(x), lambda f, x: spmd.jit(f)(x)):
+        out = run(lambda x: lax.bitcast_convert_type(x, np.int32), np.float32(-1.0))
+        assert np.shape(out) == () and int(out) == np.float32(-1.0).view(np.int32)
+        assert np.shape(run(lambda x: lax.bitcast_convert_type(x, np.int16), np.float32(1))) == (2,)
+        assert np.shape(run(jnp.signbit, np.float32(-1.0))) == ()
+        assert bool(run(jnp.signbit, np.float32(-0.0)))
+
+
 # ---------------------------------------------------------------------------------------------
 # stop_gradient
 

@@ -111,10 +111,16 @@ def _bitcast_shape(x, *, new_dtype):
 
 def _bitcast_impl(x, *, new_dtype):
     a, b = x.dtype.itemsize, np.dtype(new_dtype).itemsize
-    x = np.ascontiguousarray(x)
+    # Not np.ascontiguousarray: it makes a rank-0 operand rank 1.
+    x = np.asarray(x)
+    if not x.flags.c_contiguous:
+        x = x.copy(order="C")
     if a >= b:
-        return x.view(new_dtype).reshape(
-            _bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype)
+        # NumPy changes the itemsize of a rank-0 array only through a rank-1 view.
+        return (
+            x.reshape(x.shape or (1,))
+            .view(new_dtype)
+            .reshape(_bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype))
         )
     return x.view(new_dtype).reshape(x.shape[:-1])
 
