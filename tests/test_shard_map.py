@@ -764,3 +764,27 @@ def test_partial_manual_results_keep_the_other_axes_shardings(case):
         )
         for g in (spmd.jit(f), f, f):  # eager twice: the second call takes the fast path
             assert g(x).sharding.spec == P(*want), (kind, g)
+
+
+def test_reference_mode_runs_a_vmapped_while_whose_predicate_reads_the_mesh():
+    # vmap inside the body gives the while a batched predicate; it also reads the device's
+    # index, so the reference evaluator runs it in lockstep over devices, per example.
+    mesh = mesh_of((4,), ("x",))
+
+    def body(a):
+        def loop(c0, hi):
+            def below(c):
+                return c < hi + lax.axis_index("x").astype(hi.dtype)
+
+            return lax.while_loop(below, lambda c: c + 1.0, c0)
+
+        return spmd.vmap(loop)(jnp.zeros_like(a), a)
+
+    f = spmd.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    a = np.array([0.5, 2.0, 1.0, 0.0, 3.5, 1.0, 0.0, 2.5], np.float32)
+    want = np.ceil(a + np.repeat(np.arange(4), 2)).astype(np.float32)
+    got = f(a)
+    with reference_mode():
+        ref = f(a)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(ref), want)

@@ -132,6 +132,14 @@ def _ref_run(closed, ins, coords, sizes):
     return _ref_eval(j, consts, ins, coords, sizes)
 
 
+def _masked(mask: np.ndarray, new, old):
+    """``new`` where ``mask`` (a prefix of their shape) holds, else ``old``."""
+    if mask.ndim == 0:
+        return new
+    m = mask.reshape(mask.shape + (1,) * (np.ndim(new) - mask.ndim))
+    return np.where(m, new, old).astype(np.asarray(old).dtype)
+
+
 def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
     """Equations whose inner jaxprs use the mesh axes, run in lockstep over the devices the
     way the batched program runs them: every branch of a cond (each device keeps its own),
@@ -148,11 +156,19 @@ def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
         carry = [i[cn + bn :] for i in ins]
         while True:
             preds = _ref_run(p["cond_jaxpr"], [c + k for c, k in zip(cc, carry)], coords, sizes)
-            go = [bool(q[0]) for q in preds]
+            # A batched predicate (a vmap inside the body) is a prefix of the carries'
+            # shapes: the device goes on while any example does, updating those that do.
+            masks = [np.asarray(q[0], bool) for q in preds]
+            go = [bool(m.any()) for m in masks]
             if not any(go):
                 return carry
             new = _ref_run(p["body_jaxpr"], [b + k for b, k in zip(bc, carry)], coords, sizes)
-            carry = [new[d] if go[d] else carry[d] for d in range(n)]
+            carry = [
+                [_masked(masks[d], nv, ov) for nv, ov in zip(new[d], carry[d])]
+                if go[d]
+                else carry[d]
+                for d in range(n)
+            ]
     if prim.name == "scan" and "num_carry" in p:
         nc, nk, length = p["num_consts"], p["num_carry"], p["length"]
         consts = [i[:nc] for i in ins]
