@@ -651,4 +651,15 @@ def vmap_grad_scan_constant_xs(jax, jnp, lax):
     return jax.vmap(f), (CONST,)
 
 
+@case
+def where_scalar_predicate(jax, jnp, lax):
+    # A scalar predicate stays scalar: only the cases are broadcast.
+    return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)
+
+
+@case
+def vmap_where_batched_scalar_predicate(jax, jnp, lax):
+    return jax.vmap(lambda p, x: jnp.where(p, 2.0, x)), (CONST > 1.5, CONST)
+
+
 __all__ = ["CASES"]

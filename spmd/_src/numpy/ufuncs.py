@@ -605,7 +605,11 @@ def where_(cond, x, y):
     check_arraylike("where", cond, x, y)
     cond = _to_bool(cond)
     x, y = promote_dtypes(x, y)
-    cond, x, y = _broadcast_all("where", cond, x, y)
+    if np.ndim(cond) == 0:
+        # select_n takes a scalar predicate as it is (JAX broadcasts only the cases then).
+        x, y = _broadcast_all("where", x, y)
+    else:
+        cond, x, y = _broadcast_all("where", cond, x, y)
     return lax.select_n(cond, y, x)
 
 
