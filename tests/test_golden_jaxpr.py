@@ -32,7 +32,9 @@ GOLDEN = {**SETS["jaxpr"][1], **SETS["jaxpr_nn"][1]}
 # JAX prints a weakly typed Python float argument or constant with its Python value (`0.2`,
 # `1e-05`); spmd stores it as a float32 and prints that (`0.20000000298023224`). The jaxprs
 # are otherwise equal (core/dispatch: a weak literal would keep its Python value).
-_WEAK_FLOAT = "a weak Python float literal prints as its float32 value, not its Python value"
+_WEAK_FLOAT = (
+    "a Python float operand of a jit, re-staged by linearization, prints as its float32 value"
+)
 # JAX's linearization of a jit caches the split of its program, so two calls of the same jit
 # (jnp.where's `_where`) share one known and one unknown program, printed once as
 # `let _where = ...`; spmd splits each call anew (dispatch's partial evaluation of jit).
@@ -44,12 +46,7 @@ KNOWN_FAILURES: dict[str, str] = {
     # before broadcasting it (sharding in types); spmd.grad (autodiff.py) broadcasts the
     # literal directly. The shard_map equations print the same (see the _vjp case).
     "shard_map_psum_matmul_grad": "grad's seed prints without JAX's `reshard` equation",
-    "nn_selu": _WEAK_FLOAT,
     "nn_selu_grad": _WEAK_FLOAT,
-    "nn_leaky_relu_slope_inexact": _WEAK_FLOAT,
-    "nn_leaky_relu_slope_inexact_grad": _WEAK_FLOAT,
-    "nn_standardize_epsilon": _WEAK_FLOAT,
-    "nn_standardize_epsilon_grad": _WEAK_FLOAT,
     "nn_standardize_given": _WEAK_FLOAT,
     "nn_standardize_given_grad": _WEAK_FLOAT,
     "nn_hard_tanh_grad": _SPLIT_SHARING,

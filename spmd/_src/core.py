@@ -428,14 +428,18 @@ class Var:
 class Literal:
     """A scalar constant written inline in a jaxpr (``2.0:f32[]``)."""
 
-    __slots__ = ("val", "aval")
+    __slots__ = ("val", "aval", "text")
 
-    def __init__(self, val: Any, aval: ShapedArray) -> None:
+    def __init__(self, val: Any, aval: ShapedArray, text: str | None = None) -> None:
         self.val = val
         self.aval = aval
+        # How the value prints, when not as its dtype's value: a Python float passed as it
+        # is to a call (a jit's operand) prints as Python writes it (0.2, not 0.2000000029...).
+        self.text = text
 
     def __repr__(self) -> str:
-        return f"{_literal_str(self.val)}:{self.aval.str_short()}"
+        text = self.text if self.text is not None else _literal_str(self.val)
+        return f"{text}:{self.aval.str_short()}"
 
 
 def _literal_str(val: Any) -> str:

@@ -94,7 +94,9 @@ class JaxprTrace(core.Trace):
             aval = core.get_aval(x)
             if aval.shape == () and _is_literalable(x):
                 val = np.asarray(x, dtype=aval.dtype) if not isinstance(x, np.ndarray) else x
-                return Literal(np.asarray(val, dtype=aval.dtype), aval)
+                # A Python float reaching a primitive as it is prints as Python writes it.
+                text = repr(x) if type(x) is float else None
+                return Literal(np.asarray(val, dtype=aval.dtype), aval, text)
         v = self.const_ids.get(id(x))
         if v is None:
             v = Var(core.get_aval(x))
