@@ -43,20 +43,26 @@ def mesh_order_manual_axes(text: str) -> str:
     return "".join(out)
 
 
-def main() -> None:
+def record_cases(cases: dict, out_path: Path) -> None:
+    """Write JAX's printed jaxpr of each case (``make(jax, jnp, lax) -> (fn, args)``)."""
     import jax
     import jax.numpy as jnp
-    from cases_jaxpr import CASES
     from jax import lax
 
     golden = {}
-    for name, make in CASES.items():
+    for name, make in cases.items():
         fn, args = make(jax, jnp, lax)
         golden[name] = mesh_order_manual_axes(str(jax.make_jaxpr(fn)(*args)))
     out = {"jax_version": jax.__version__, "cases": golden}
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {OUT}: {len(golden)} cases")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out_path}: {len(golden)} cases")
+
+
+def main() -> None:
+    from cases_jaxpr import CASES
+
+    record_cases(CASES, OUT)
 
 
 if __name__ == "__main__":

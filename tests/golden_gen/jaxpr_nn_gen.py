@@ -7,7 +7,6 @@ Run with real JAX (not spmd): ``/path/to/jax/python tests/golden_gen/jaxpr_nn_ge
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -19,20 +18,10 @@ OUT = TESTS / "golden" / "jaxpr_nn.json"
 
 
 def main() -> None:
-    import jax
-    import jax.numpy as jnp
     from cases_jaxpr_nn import CASES
-    from jax import lax
-    from jaxpr_gen import mesh_order_manual_axes
+    from jaxpr_gen import record_cases
 
-    golden = {}
-    for name, make in CASES.items():
-        fn, args = make(jax, jnp, lax)
-        golden[name] = mesh_order_manual_axes(str(jax.make_jaxpr(fn)(*args)))
-    out = {"jax_version": jax.__version__, "cases": golden}
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {OUT}: {len(golden)} cases")
+    record_cases(CASES, OUT)
 
 
 if __name__ == "__main__":
