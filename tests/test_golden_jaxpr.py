@@ -49,9 +49,7 @@ KNOWN_FAILURES: dict[str, str] = {
     "nn_selu_grad": _WEAK_FLOAT,
     "nn_standardize_given": _WEAK_FLOAT,
     "nn_standardize_given_grad": _WEAK_FLOAT,
-    "nn_hard_tanh_grad": _SPLIT_SHARING,
     "nn_log_softmax_where_grad": _SPLIT_SHARING,
-    "nn_standardize_where_grad": _SPLIT_SHARING,
     # JAX drops a jit's known output that only forwards an input (nn.identity's) from the
     # primal call of its linearization; spmd keeps it.
     "nn_identity_grad": "a forwarded jit output stays in the linearized primal call",

@@ -369,32 +369,62 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
     return [next(outs) if lin else None for lin in linear]
 
 
+# inner ClosedJaxpr (weakly) -> {unknown inputs: split}: calls of one program with the same
+# unknown inputs share their known and unknown programs (the same objects, as JAX's do, so
+# they compile once and print once).
+_jit_splits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_JIT_SPLITS_PER_PROGRAM = 16
+
+
+def _jit_split(closed: ClosedJaxpr, unknowns_in: tuple):
+    """(known, unknown, out_unknowns, n_known_out, residuals) for a call of ``closed``; each
+    residual is the index of the known input it forwards, or None for a known output."""
+    cache = _jit_splits.get(closed)
+    if cache is None:
+        cache = _jit_splits[closed] = {}
+    hit = cache.get(unknowns_in)
+    if hit is not None:
+        return hit
+    known, unknown, out_unknowns, n_res = pe.partial_eval_jaxpr(closed, list(unknowns_in))
+    n_known_out = len(known.out_avals) - n_res
+    inner_in = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
+    residuals = [
+        inner_in.get(id(r)) if type(r) is core.Var else None
+        for r in known.jaxpr.outvars[n_known_out:]
+    ]
+    if any(i is not None for i in residuals):
+        kj = known.jaxpr
+        outvars = kj.outvars[:n_known_out] + [
+            o for o, i in zip(kj.outvars[n_known_out:], residuals) if i is None
+        ]
+        known = ClosedJaxpr(
+            Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns, kj.debug_info), known.consts
+        )
+    if len(cache) >= _JIT_SPLITS_PER_PROGRAM:
+        cache.pop(next(iter(cache)))
+    hit = cache[unknowns_in] = (known, unknown, out_unknowns, n_known_out, residuals)
+    return hit
+
+
 def _jit_partial_eval(eqn, unknowns_in):
     # Split a call into a known call (its known outputs and the residuals the rest needs)
     # and an unknown call (taking the residuals and the unknown inputs). A residual that is
     # a known operand is passed to the unknown call directly, not through the known one.
-    known, unknown, out_unknowns, n_res = pe.partial_eval_jaxpr(eqn.params["jaxpr"], unknowns_in)
+    known, unknown, out_unknowns, n_known_out, residuals = _jit_split(
+        eqn.params["jaxpr"], tuple(unknowns_in)
+    )
     name = eqn.params["name"]
     k_in = [a for a, u in zip(eqn.invars, unknowns_in) if not u]
     u_in = [a for a, u in zip(eqn.invars, unknowns_in) if u]
-    n_known_out = len(known.out_avals) - n_res
-    inner_in = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
-    res_atoms, kept, drop = [], [], set()
-    for j, r in enumerate(known.jaxpr.outvars[n_known_out:], n_known_out):
-        i = inner_in.get(id(r)) if type(r) is core.Var else None
+    res_atoms, kept = [], []
+    res_avals = iter(known.out_avals[n_known_out:])
+    for i in residuals:
         if i is not None:
             res_atoms.append(k_in[i])
-            drop.add(j)
         else:
-            v = core.Var(r.aval)
+            v = core.Var(next(res_avals))
             res_atoms.append(v)
             kept.append(v)
-    if drop:
-        outvars = [o for j, o in enumerate(known.jaxpr.outvars) if j not in drop]
-        kj = known.jaxpr
-        known = ClosedJaxpr(
-            Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns, kj.debug_info), known.consts
-        )
     k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
     u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
     known_eqn = core.JaxprEqn(k_in, k_out + kept, jit_p, dict(jaxpr=known, name=name))
