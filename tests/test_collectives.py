@@ -385,16 +385,6 @@ def test_printed_jaxprs_match_jax():
 # Derivatives
 
 
-@pytest.fixture
-def x64():
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 GRAD_FNS = {
     "psum": lambda y: lax.psum(y * y, "i"),
     "psum groups": lambda y: lax.psum(jnp.sin(y), "i", axis_index_groups=[[0, 3], [2, 1]]),

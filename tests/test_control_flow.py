@@ -16,17 +16,6 @@ from spmd import lax
 from spmd._src.core import JaxprEqn
 
 
-@pytest.fixture
-def x64():
-    """64-bit types on for the test, restored after it."""
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def _eqns(closed) -> list[JaxprEqn]:
     return list(closed.jaxpr.eqns)
 

@@ -31,17 +31,6 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "fft.json").read_text())
 TOL = {"float32": 1e-5, "complex64": 1e-5, "float16": 2e-3, "bfloat16": 2e-2}
 
 
-@pytest.fixture
-def x64():
-    """64-bit types on for the test, restored after it."""
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def _decode(rec: dict) -> np.ndarray:
     def floats(vs):
         return np.array([float(v) for v in vs], np.float64)

@@ -374,17 +374,6 @@ def test_trace_and_diagonal_with_traced_arguments():
 # Derivatives in float64 (and complex128) against central differences
 
 
-@pytest.fixture
-def x64():
-    """64-bit types on for the test, restored after it."""
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def _check_jvp_and_vjp(f, x, t, eps=1e-6, tol=1e-7):
     """jvp along ``t`` against central differences, and reverse mode by the pairing
     re(sum(ct * J t)) == re(sum(vjp(ct) * t)) (JAX's convention: no conjugation)."""

@@ -18,17 +18,6 @@ F32 = np.float32
 BF16 = ml_dtypes.bfloat16
 
 
-@pytest.fixture
-def x64():
-    """64-bit types on for the test, restored after it."""
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def _rng(seed: int = 0) -> np.random.Generator:
     return np.random.default_rng(seed)
 

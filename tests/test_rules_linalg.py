@@ -16,17 +16,6 @@ from spmd._src.lax import linalg as L
 F32 = np.float32
 
 
-@pytest.fixture
-def x64():
-    """64-bit types on for the test, restored after it."""
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def _rand(rng, shape, cplx=False):
     x = rng.standard_normal(shape)
     return x + 1j * rng.standard_normal(shape) if cplx else x

@@ -24,16 +24,6 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "scipy_special.json").re
 GOLDEN = GOLDEN["cases"]
 
 
-@pytest.fixture
-def x64():
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def _flatten(out):
     from cases_numpy import flatten
 

@@ -265,16 +265,6 @@ def test_vmap_with_axis_name_used_inside_shard_map():
     assert np.asarray(got).tolist() == want.tolist()
 
 
-@pytest.fixture
-def x64():
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def test_grads_of_shard_map(x64):
     mesh = mesh_of((2, 2), ("x", "y"))
 

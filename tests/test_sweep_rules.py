@@ -248,17 +248,6 @@ def _outcome(key: str, errors: list[str]) -> None:
         pytest.fail(f"{len(errors)} failing calls:\n  " + "\n  ".join(e[:800] for e in errors[:8]))
 
 
-@pytest.fixture
-def x64():
-    """64-bit types on for the test, restored after it."""
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 # ---------------------------------------------------------------------------------------------
 # vmap against a per-slice loop
 

@@ -16,16 +16,6 @@ from spmd.test_util import check_grads, check_jvp, check_vjp
 X = np.array([0.3, -1.2, 0.8], np.float32)
 
 
-@pytest.fixture
-def x64():
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
-
-
 def _prim(name, impl, jvp=None, transpose=None):
     p = core.Primitive(name)
     p.def_impl(impl)
