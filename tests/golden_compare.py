@@ -9,8 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from spmd._src import dispatch
+from spmd._src.array import Array
+
 # JAX's default test tolerances (jtu.tolerance), used as both rtol and atol.
 DEFAULT_TOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-15}
+
+
+def to_spmd(a):
+    """A case's argument as spmd takes it: NumPy arrays and scalars become spmd arrays (as
+    ``jnp.asarray`` would make them); Python scalars stay as they are (weak)."""
+    if isinstance(a, (np.ndarray, np.generic)):
+        return Array(dispatch.canonical_value(np.asarray(a)))
+    return a
 
 
 def decode_values(values: list, dtype_name: str) -> np.ndarray:

@@ -41,14 +41,6 @@ def mode(request):
 
 
 @pytest.fixture
-def x64():
-    saved = config.jax_enable_x64
-    config.update("jax_enable_x64", True)
-    yield
-    config.update("jax_enable_x64", saved)
-
-
-@pytest.fixture
 def strict():
     saved = config.jax_numpy_dtype_promotion
     config.update("jax_numpy_dtype_promotion", "strict")

@@ -10,29 +10,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from cases_ad import CASE_TOL, CASES, TOL
 from cases_numpy import flatten
-from golden_compare import compare
+from golden_compare import compare, to_spmd
 
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
-from spmd._src import dispatch
-from spmd._src.array import Array
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "ad.json").read_text())["cases"]
 
 # Cases known to fail: name (both modes) or "name/eager", "name/jit" -> reason. Strict xfails:
 # a fix shows up as a failure until its entry is removed.
 KNOWN_FAILURES: dict[str, str] = {}
-
-
-def _to_spmd(a):
-    if isinstance(a, (np.ndarray, np.generic)):
-        return Array(dispatch.canonical_value(np.asarray(a)))
-    return a
 
 
 def _params():
@@ -50,7 +41,7 @@ def test_case(name, mode):
     if name not in GOLDEN:
         pytest.fail(f"no golden for {name}: regenerate with tests/golden_gen/ad_gen.py")
     fn, args = CASES[name](spmd, jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     golden = GOLDEN[name]
     expected = golden["jit"] if mode == "jit" and "jit" in golden else golden["eager"]
     out = spmd.jit(fn)(*args) if mode == "jit" else fn(*args)

@@ -12,29 +12,19 @@ import builtins
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from cases_numpy import CASES, flatten
-from golden_compare import compare
+from golden_compare import compare, to_spmd
 
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
-from spmd._src import dispatch
-from spmd._src.array import Array
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "numpy.json").read_text())["cases"]
 
 # Cases whose spmd result is known to be wrong: name (both modes) or "name/eager", "name/jit"
 # -> reason. They are strict xfails, so a fix shows up as a failure until it is removed here.
 KNOWN_FAILURES: dict[str, str] = {}
-
-
-def _to_spmd(a):
-    # NumPy arguments become spmd arrays (as jnp.asarray would); Python scalars stay weak.
-    if isinstance(a, (np.ndarray, np.generic)):
-        return Array(dispatch.canonical_value(a))
-    return a
 
 
 def _params():
@@ -55,7 +45,7 @@ def test_case(case, mode):
         pytest.fail(f"no golden for {case.name}: regenerate with tests/gen_golden.py")
     golden = GOLDEN[case.name]
     fn, args = case.build(jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     if "error" in golden:
         with pytest.raises(getattr(builtins, golden["error"], Exception)):
             fn(*args)

@@ -20,25 +20,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cases_linalg_more import A3, A3S, A4, AB, C3, CASES, R43, RD, flatten
+from golden_compare import to_spmd
 
 import spmd
 import spmd.lax.linalg  # noqa: F401 -- makes spmd.lax.linalg an attribute, as in JAX
 import spmd.numpy as jnp
 from spmd import lax
-from spmd._src import dispatch
 from spmd._src.array import Array
 from spmd.errors import ConcretizationTypeError
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "linalg_more.json").read_text())["cases"]
 
 RTOL = 1e-5  # float32 results of LAPACK kernels that round differently from XLA's
-
-
-def _to_spmd(a):
-    # NumPy arguments become spmd arrays (as jnp.asarray would); other values pass as they are.
-    if isinstance(a, np.ndarray):
-        return Array(dispatch.canonical_value(a))
-    return a
 
 
 def _decode(rec: dict) -> np.ndarray:
@@ -158,7 +151,7 @@ def _value_params():
 
 def _run(case, mode):
     fn, args = case.build(jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     return (spmd.jit(fn) if mode == "jit" else fn)(*args)
 
 
@@ -179,7 +172,7 @@ def test_values(case, mode):
 )
 def test_grad(case, mode):
     fn, args = case.build(jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     loss = case.loss_fn(jnp)
     g = spmd.grad(lambda *a: loss(jnp, fn(*a)), argnums=case.grad)
     got = (spmd.jit(g) if mode == "jit" else g)(*args)
@@ -204,7 +197,7 @@ def test_errors(case, mode):
     golden = GOLDEN[case.name]
     assert golden["error"] == case.error  # what JAX raised
     fn, args = case.build(jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     if mode == "jit":
         fn = spmd.jit(fn)
     with pytest.raises(getattr(builtins, case.error)) as info:

@@ -20,22 +20,13 @@ import numpy as np
 import pytest
 from cases_nn_more import CASES, DPA, Q4, K, Q, V, loss, smooth
 from cases_numpy import flatten
-from golden_compare import compare
+from golden_compare import compare, to_spmd
 
 import spmd
 import spmd.numpy as jnp
 from spmd import lax, nn
-from spmd._src import dispatch
-from spmd._src.array import Array
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "nn_more.json").read_text())["cases"]
-
-
-def _to_spmd(a):
-    # NumPy arguments become spmd arrays (as jnp.asarray would); other values pass as they are.
-    if isinstance(a, (np.ndarray, np.generic)):
-        return Array(dispatch.canonical_value(a))
-    return a
 
 
 def _params():
@@ -51,7 +42,7 @@ def test_case(case, mode):
     golden = GOLDEN.get(case.name)
     assert golden is not None, f"no golden for {case.name}: run tests/golden_gen/nn_more_gen.py"
     fn, args = case.build(nn, jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     if "error" in golden:
         with pytest.raises(getattr(builtins, golden["error"])) as info:
             fn(*args)

@@ -21,11 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cases_numpy import flatten
-from golden_compare import compare_leaf
+from golden_compare import compare_leaf, to_spmd
 
 import spmd
 import spmd.numpy as jnp
-from spmd._src import dispatch
 from spmd._src.array import Array
 from spmd._src.numpy import (
     einsum_path,
@@ -52,13 +51,6 @@ CASES = {c.name: c for c in gen.CASES}
 
 # Cases whose spmd result is known to differ from JAX's: "name/mode" -> reason (strict xfails).
 KNOWN_FAILURES: dict[str, str] = {}
-
-
-def _to_spmd(a):
-    # NumPy arguments become spmd arrays (as jnp.asarray would); Python scalars stay weak.
-    if isinstance(a, (np.ndarray, np.generic)):
-        return Array(dispatch.canonical_value(a))
-    return a
 
 
 def _error_class(name: str) -> type:
@@ -110,7 +102,7 @@ def _params():
 def test_golden(name, mode):
     case, golden = CASES[name], GOLDEN[name]
     fn = case.make(jnp)
-    args = [_to_spmd(a) for a in case.args]
+    args = [to_spmd(a) for a in case.args]
     if "error" in golden:
         with pytest.raises(_error_class(golden["error"])):
             fn(*args)

@@ -20,26 +20,17 @@ import numpy as np
 import pytest
 from cases_numpy import flatten
 from cases_numpy_polynomial import CASES, weighted_loss
-from golden_compare import compare_leaf
+from golden_compare import compare_leaf, to_spmd
 
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
-from spmd._src import dispatch
-from spmd._src.array import Array
 from spmd._src.numpy import numeric_extra, polynomial
 from spmd.errors import ConcretizationTypeError, TracerBoolConversionError
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "numpy_polynomial.json").read_text())[
     "cases"
 ]
-
-
-def _to_spmd(a):
-    # NumPy arguments become spmd arrays (as jnp.asarray would); Python scalars stay weak.
-    if isinstance(a, (np.ndarray, np.generic)):
-        return Array(dispatch.canonical_value(a))
-    return a
 
 
 def _compare_complex(expected: dict, actual, tol, where: str) -> list[str]:
@@ -92,7 +83,7 @@ def test_case(case, mode):
         pytest.fail(f"no golden for {case.name}: rerun tests/golden_gen/numpy_polynomial_gen.py")
     golden = GOLDEN[case.name]
     fn, args = case.build(jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     if "error" in golden:
         with pytest.raises(getattr(builtins, golden["error"])):
             fn(*args)
@@ -116,7 +107,7 @@ def _grad_params():
 def test_grad(case, mode):
     golden = GOLDEN[case.name]
     fn, args = case.build(jnp, lax)
-    args = [_to_spmd(a) for a in args]
+    args = [to_spmd(a) for a in args]
     g = spmd.grad(weighted_loss(jnp, fn), argnums=case.grad)
     out = spmd.jit(g)(*args) if mode == "jit" else g(*args)
     errs = compare(golden["grad"], out, case.tol)

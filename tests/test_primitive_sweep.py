@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from golden_compare import to_spmd
 from sweep_cases import ENTRIES, KNOWN_UNSWEPT, REJECTS, Config, all_primitives
 
 import spmd
-from spmd._src import core, dispatch
+from spmd._src import core
 from spmd._src.array import Array
 from spmd._src.core import Literal
 
@@ -60,12 +61,6 @@ def test_labels_are_unique():
     stale = [k for k in KNOWN_FAILURES if k not in {f"{n}:{c.label}" for n in ENTRIES
                                                     for c in ENTRIES[n]}]  # fmt: skip
     assert not stale, f"KNOWN_FAILURES names no sweep call: {stale}"
-
-
-def _to_spmd(a):
-    if isinstance(a, (np.ndarray, np.generic)):
-        return Array(dispatch.canonical_value(a))
-    return a
 
 
 def _leaves(out) -> list:
@@ -152,7 +147,7 @@ def _direct_bind(prim: core.Primitive, cfg: Config, args: list):
 
 def _run_config(prim: core.Primitive, cfg: Config) -> list[str]:
     errs = []
-    args = [_to_spmd(a) for a in cfg.args]
+    args = [to_spmd(a) for a in cfg.args]
     eager = _leaves(cfg.fn(*args))
     # (a) abstract evaluation agrees with what the kernel produces; with no weakly typed
     # operand, no result is weak.
@@ -229,7 +224,7 @@ def test_rejects_dtypes(name):
     failures = []
     for label, fn, args in REJECTS[name]:
         try:
-            fn(*[_to_spmd(a) for a in args])
+            fn(*[to_spmd(a) for a in args])
         except TypeError:
             continue
         except Exception as e:  # noqa: BLE001

@@ -21,15 +21,8 @@ import spmd
 import spmd.numpy as jnp
 from spmd import lax
 
-
-@pytest.fixture(autouse=True)
-def x64():
-    old = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        spmd.config.update("jax_enable_x64", old)
+# Every test here runs with 64-bit types on (the fixture is in conftest.py).
+pytestmark = pytest.mark.usefixtures("x64")
 
 
 def rng(seed=0):

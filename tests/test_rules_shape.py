@@ -18,14 +18,6 @@ from spmd import lax
 # Helpers
 
 
-@pytest.fixture
-def x64():
-    prev = spmd.config.jax_enable_x64
-    spmd.config.update("jax_enable_x64", True)
-    yield
-    spmd.config.update("jax_enable_x64", prev)
-
-
 def _leaves(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 

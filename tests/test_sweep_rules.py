@@ -28,11 +28,11 @@ import zlib
 
 import numpy as np
 import pytest
+from golden_compare import to_spmd
 from sweep_cases import ENTRIES, Config, all_primitives
 
 import spmd
-from spmd._src import dispatch, dtypes
-from spmd._src.array import Array
+from spmd._src import dtypes
 from spmd.test_util import check_grads
 
 PRIMS = all_primitives()
@@ -198,12 +198,6 @@ def _sample(cfgs: list[Config], k: int) -> list[Config]:
     return [cfgs[i] for i in sorted(set(idx.tolist()))]
 
 
-def _to_spmd(a):
-    if isinstance(a, (np.ndarray, np.generic)):
-        return Array(dispatch.canonical_value(np.asarray(a)))
-    return a
-
-
 def _leaves(out) -> list:
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
@@ -279,18 +273,18 @@ def vmap_errors(name: str, cfg: Config) -> list[str]:
             args, axes = [], []
             for i, a in enumerate(cfg.args):
                 if i not in batched:
-                    args.append(_to_spmd(np.asarray(a)))
+                    args.append(to_spmd(np.asarray(a)))
                     axes.append(None)
                     continue
                 stacked = np.stack(slices[i])
                 ax = 0 if where == "front" else stacked.ndim - 1
-                args.append(_to_spmd(np.moveaxis(stacked, 0, ax)))
+                args.append(to_spmd(np.moveaxis(stacked, 0, ax)))
                 axes.append(ax)
             per_slice = []
             for k in range(BATCH):
                 ins = [slices[i][k] if i in batched else np.asarray(a)
                        for i, a in enumerate(cfg.args)]  # fmt: skip
-                per_slice.append([np.asarray(o) for o in _leaves(cfg.fn(*map(_to_spmd, ins)))])
+                per_slice.append([np.asarray(o) for o in _leaves(cfg.fn(*map(to_spmd, ins)))])
             want = [np.stack([s[j] for s in per_slice]) for j in range(len(per_slice[0]))]
             got = _leaves(spmd.vmap(cfg.fn, in_axes=tuple(axes))(*args))
             if len(got) != len(want):
@@ -377,7 +371,7 @@ def _grad_problem(name: str, cfg: Config):
         ins = list(fixed)
         for i, v in zip(pos, fa):
             ins[i] = v
-        return _leaves(cfg.fn(*map(_to_spmd, ins)))
+        return _leaves(cfg.fn(*map(to_spmd, ins)))
 
     outs = full(*fargs)
     f_idx = [k for k, o in enumerate(outs) if _is_float(o)]
