@@ -16,15 +16,22 @@ import numpy as np
 
 bf16 = ml_dtypes.bfloat16
 
-CASES: dict[str, Callable[[Any, Any, Any], tuple[Callable, tuple]]] = {}
+
+def case_registry() -> tuple[dict[str, Callable[[Any, Any, Any], tuple]], Callable]:
+    """A new ``(CASES, case)`` pair: ``@case`` registers ``fn(jax, jnp, lax) -> (program,
+    args)`` in ``CASES`` under its own name."""
+    cases: dict[str, Callable[[Any, Any, Any], tuple]] = {}
+
+    def case(fn: Callable) -> Callable:
+        if fn.__name__ in cases:
+            raise ValueError(f"duplicate case {fn.__name__}")
+        cases[fn.__name__] = fn
+        return fn
+
+    return cases, case
 
 
-def case(fn: Callable) -> Callable:
-    """Register ``fn(jax, jnp, lax) -> (program, args)`` under its own name."""
-    if fn.__name__ in CASES:
-        raise ValueError(f"duplicate case {fn.__name__}")
-    CASES[fn.__name__] = fn
-    return fn
+CASES, case = case_registry()
 
 
 X3 = np.arange(3, dtype=np.float32)

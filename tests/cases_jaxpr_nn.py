@@ -10,19 +10,11 @@ Same format as ``tests/cases_jaxpr.py``: each case is a name and a maker
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+from cases_jaxpr import case_registry
 
-CASES: dict[str, Callable[[Any, Any, Any], tuple[Callable, tuple]]] = {}
-
-
-def case(fn: Callable) -> Callable:
-    """Register ``fn(jax, jnp, lax) -> (program, args)`` under its own name."""
-    if fn.__name__ in CASES:
-        raise ValueError(f"duplicate case {fn.__name__}")
-    CASES[fn.__name__] = fn
-    return fn
+CASES, case = case_registry()
 
 
 X = ((np.arange(6, dtype=np.float32) - 2.5) / 1.5).reshape(2, 3)
