@@ -19,6 +19,7 @@ from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr
 from spmd._src.interpreters import batching
 from spmd._src.lax import parallel
+from spmd._src.lax.control_flow.while_loop import masked_update
 from spmd._src.mesh import Mesh
 from spmd._src.shard_map_check import _call_jaxpr
 
@@ -132,14 +133,6 @@ def _ref_run(closed, ins, coords, sizes):
     return _ref_eval(j, consts, ins, coords, sizes)
 
 
-def _masked(mask: np.ndarray, new, old):
-    """``new`` where ``mask`` (a prefix of their shape) holds, else ``old``."""
-    if mask.ndim == 0:
-        return new
-    m = mask.reshape(mask.shape + (1,) * (np.ndim(new) - mask.ndim))
-    return np.where(m, new, old).astype(np.asarray(old).dtype)
-
-
 def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
     """Equations whose inner jaxprs use the mesh axes, run in lockstep over the devices the
     way the batched program runs them: every branch of a cond (each device keeps its own),
@@ -164,7 +157,10 @@ def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
                 return carry
             new = _ref_run(p["body_jaxpr"], [b + k for b, k in zip(bc, carry)], coords, sizes)
             carry = [
-                [_masked(masks[d], nv, ov) for nv, ov in zip(new[d], carry[d])]
+                [
+                    masked_update(masks[d], nv, ov).astype(np.asarray(ov).dtype)
+                    for nv, ov in zip(new[d], carry[d])
+                ]
                 if go[d]
                 else carry[d]
                 for d in range(n)

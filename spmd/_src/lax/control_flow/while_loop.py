@@ -114,10 +114,13 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         if not pred.any():
             return carry
         new = body_fn(*bc, *carry)
-        carry = [
-            np.where(pred.reshape(pred.shape + (1,) * (np.ndim(o) - pred.ndim)), n, o).astype(d)
-            for o, n, d in zip(carry, new, dtypes_)
-        ]
+        carry = [masked_update(pred, n, o).astype(d) for o, n, d in zip(carry, new, dtypes_)]
+
+
+def masked_update(pred: np.ndarray, new: Any, old: Any) -> np.ndarray:
+    """``new`` where the batched predicate ``pred`` (a prefix of their shape) holds, else
+    ``old``: one step of a while loop whose examples stop at their own predicates."""
+    return np.where(pred.reshape(pred.shape + (1,) * (np.ndim(new) - pred.ndim)), new, old)
 
 
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -400,4 +403,4 @@ def _while_sharding(specs, avals, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 sharding_rules.sharding_rules[while_p] = _while_sharding
 
 
-__all__ = ["while_loop", "while_p"]
+__all__ = ["masked_update", "while_loop", "while_p"]
