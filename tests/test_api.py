@@ -364,3 +364,44 @@ def test_compiled_max_min_against_a_scalar_equal_numpy_bit_for_bit(op, dtype):
     prim = {"max": lax.max_p, "min": lax.min_p}[op]
     assert prim.typed_impl([big, scalar]) is not ufunc
     assert prim.typed_impl([big, big]) is ufunc
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.float16])
+def test_compiled_select_n_equals_where_bit_for_bit_in_place_or_not(dtype):
+    # select_n on large operands multiplies the cases' bits by the predicate; compiled, it
+    # writes into whichever dead case the program offers. Either way the bits must be
+    # np.where's: NaNs, infinities and signed zeros included, broadcast zero on either side.
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((64, 512)) * 4).astype(dtype)
+    b = (rng.standard_normal((64, 512)) * 4).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[0, :4] = [np.nan, -0.0, np.inf, -np.inf]
+        b[0, :4] = [-0.0, np.nan, 0.0, np.inf]
+    m = rng.standard_normal((64, 512)) > 0
+    z = np.zeros((), dtype)
+    cases = [
+        (lambda m, a, b: lax.select_n(m, a, b), lambda m, a, b: np.where(m, b, a)),
+        # The dead operand is a fresh value of the program: on_false, then on_true.
+        (lambda m, a, b: lax.select_n(m, a * 1, b), lambda m, a, b: np.where(m, b, a * 1)),
+        (lambda m, a, b: lax.select_n(m, a, b * 1), lambda m, a, b: np.where(m, b * 1, a)),
+        (
+            lambda m, a, b: lax.select_n(m, jnp.zeros_like(a), b * 1),
+            lambda m, a, b: np.where(m, b * 1, z),
+        ),
+        (
+            lambda m, a, b: lax.select_n(m, a * 1, jnp.zeros_like(b)),
+            lambda m, a, b: np.where(m, z, a * 1),
+        ),
+        # The transpose's case: on_true is broadcast zero, nothing to write into.
+        (lambda m, a, b: lax.select_n(m, a, jnp.zeros_like(b)), lambda m, a, b: np.where(m, z, a)),
+        (lambda m, a, b: lax.select_n(m.T, a.T, b.T), lambda m, a, b: np.where(m.T, b.T, a.T)),
+    ]
+    u = f"u{np.dtype(dtype).itemsize}"
+    for i, (f, ref) in enumerate(cases):
+        want = ref(m, a, b)
+        for fn in (f, spmd.jit(f)):
+            got = np.asarray(fn(Array(m), Array(a), Array(b)))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.view(u), want.view(u), err_msg=f"case {i}")
+    text = spmd.jit(cases[1][0]).lower(Array(m), Array(a), Array(b)).compile().as_text()
+    assert ", out=" in text, text  # select_n writes into a * 1

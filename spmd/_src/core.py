@@ -167,6 +167,7 @@ class Primitive:
         "multiple_results",
         "effectful",
         "fresh_outputs",
+        "takes_out",
         "impl",
         "typed_impl",
         "abstract_eval",
@@ -181,6 +182,10 @@ class Primitive:
         # The kernel always returns newly allocated arrays, never views of its operands: a
         # compiled program may then reuse its results' buffers once they are dead.
         self.fresh_outputs = False
+        # The (single-result, elementwise) kernel accepts ``out=``, a dead operand's buffer of
+        # the result's shape and dtype, and writes its result there, as NumPy's ufuncs do. It
+        # must then also return fresh memory whenever it does not use ``out``.
+        self.takes_out = False
         self.impl: Callable | None = None
         # Optional: (operand avals, **params) -> a NumPy kernel specialised to those operand
         # types. A compiled program asks once per equation, where ``impl`` would work out the

@@ -128,9 +128,11 @@ def fuse_transposed_dots(jaxpr: Jaxpr) -> Jaxpr:
 # Buffers
 
 
-def is_ufunc_kernel(eqn: JaxprEqn) -> bool:
-    """Whether the equation's kernel is a NumPy ufunc (so it takes ``out=``)."""
-    return isinstance(eqn.primitive.impl, np.ufunc) and not eqn.params
+def takes_out(eqn: JaxprEqn) -> bool:
+    """Whether the equation's kernel takes ``out=``: a NumPy ufunc, or a primitive that says
+    its kernel does."""
+    prim = eqn.primitive
+    return prim.takes_out or (isinstance(prim.impl, np.ufunc) and not eqn.params)
 
 
 def _roots(jaxpr: Jaxpr) -> dict[int, frozenset]:
@@ -138,7 +140,7 @@ def _roots(jaxpr: Jaxpr) -> dict[int, frozenset]:
     the result of a kernel that returns fresh memory."""
     roots: dict[int, frozenset] = {}
     for eqn in jaxpr.eqns:
-        fresh = (eqn.primitive.fresh_outputs or is_ufunc_kernel(eqn)) and all(
+        fresh = (eqn.primitive.fresh_outputs or takes_out(eqn)) and all(
             v.aval.ndim for v in eqn.outvars
         )
         if fresh:
@@ -154,8 +156,8 @@ def _roots(jaxpr: Jaxpr) -> dict[int, frozenset]:
 
 
 def _overwritable(eqn: JaxprEqn, a, roots: dict, external: set) -> bool:
-    """Whether ``eqn`` (an elementwise ufunc) could write its result over operand ``a``'s
-    buffer, leaving aside who reads ``a`` later."""
+    """Whether ``eqn`` (an elementwise kernel taking ``out=``) could write its result over
+    operand ``a``'s buffer, leaving aside who reads ``a`` later."""
     result = eqn.outvars[0].aval
     return (
         type(a) is not Literal
@@ -167,11 +169,7 @@ def _overwritable(eqn: JaxprEqn, a, roots: dict, external: set) -> bool:
 
 
 def _candidate(eqn: JaxprEqn) -> bool:
-    return (
-        is_ufunc_kernel(eqn)
-        and len(eqn.outvars) == 1
-        and eqn.outvars[0].aval.size >= REUSE_MIN_SIZE
-    )
+    return takes_out(eqn) and len(eqn.outvars) == 1 and eqn.outvars[0].aval.size >= REUSE_MIN_SIZE
 
 
 def schedule_in_place(jaxpr: Jaxpr) -> Jaxpr:
@@ -229,10 +227,11 @@ def schedule_in_place(jaxpr: Jaxpr) -> Jaxpr:
 def reusable_buffers(jaxpr: Jaxpr, last_use: dict[int, int]) -> dict[int, int]:
     """Equation index -> id of a dead operand whose buffer the equation can write into.
 
-    Like XLA's buffer reuse: an elementwise NumPy ufunc may write its result into an operand
-    of the same type that nothing reads afterwards. Only buffers this program allocated
-    itself are reused (results of fresh-output kernels), and only when no value that may be a
-    view of them (the result of any other primitive, e.g. a transpose) is still live.
+    Like XLA's buffer reuse: an elementwise kernel taking ``out=`` (a NumPy ufunc, select_n)
+    may write its result into an operand of the same type that nothing reads afterwards. Only
+    buffers this program allocated itself are reused (results of fresh-output kernels), and
+    only when no value that may be a view of them (the result of any other primitive, e.g. a
+    transpose) is still live.
     """
     external = {id(v) for v in jaxpr.invars} | {id(v) for v in jaxpr.constvars}
     roots = _roots(jaxpr)
@@ -260,7 +259,7 @@ __all__ = [
     "fuse_transposed_dots",
     "inline_calls",
     "inline_rules",
-    "is_ufunc_kernel",
     "reusable_buffers",
     "schedule_in_place",
+    "takes_out",
 ]
