@@ -53,9 +53,6 @@ KNOWN_FAILURES: dict[str, str] = {
     # JAX drops a jit's known output that only forwards an input (nn.identity's) from the
     # primal call of its linearization; spmd keeps it.
     "nn_identity_grad": "a forwarded jit output stays in the linearized primal call",
-    # The batching rule of select_n (lax/elementwise/selection.py) broadcasts the predicate
-    # after the cases; JAX's broadcasts it first (the equations come in another order).
-    "attention_grouped_causal": "select_n's batching rule moves the predicate after the cases",
     # Equal programs; JAX's printer names the two results of a jit inside a hoisted program in
     # another order (`u:f32[2,3] t:f32[2,3] = jit[name=_where ...]`), core_printing's in order.
     "nn_logmeanexp_where_grad": "the printer names a jit's results in another order",

@@ -118,13 +118,17 @@ def _select_n_vmap(axis_data, vals, dims):
     ):
         return select_n_p.bind(which, *cases), d0
     size = axis_data.size
-    cases = [bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
-    full_shape = tuple(np.shape(cases[0]))
+    case_shape = list(np.shape(cases[0]))
+    if cds[0] is not None:
+        del case_shape[cds[0]]
+    full_shape = (size, *case_shape)
+    # The predicate first, then the cases, as JAX orders the equations.
     if wd is not None or which_nd != 0:
         which = bdim_at_front(which, wd, size)
         if which_nd != case_nd:
             # A batched scalar predicate picks whole cases: expand it over the case's shape.
             which = _shape().broadcast_in_dim(which, full_shape, (0,))
+    cases = [bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
     return select_n_p.bind(which, *cases), 0
 
 
