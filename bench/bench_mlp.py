@@ -198,7 +198,16 @@ def page_faults_per_call(fn, calls: int = 10) -> float | None:
 def merge_rounds(rounds: list[dict]) -> dict:
     out = dict(rounds[0])
     out["ms"] = [s for r in rounds for s in r["ms"]]
+    # Each round's best, to pair libraries round by round (see ``paired_ratios``).
+    out["round_best"] = [min(r["ms"]) for r in rounds]
     return out
+
+
+def paired_ratios(a: dict, b: dict) -> list[float]:
+    """a's best over b's best, round by round. The machine's speed drifts (on a shared VM, by
+    tens of percent over minutes); libraries timed in the same round saw about the same
+    machine, so these ratios vary less than the bests over all rounds do."""
+    return [x / y for x, y in zip(a.get("round_best", ()), b.get("round_best", ()))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -386,6 +395,13 @@ def report(results: dict, jax_note: str) -> list[str]:
             f"target: spmd step {what}: {status} (spmd/{other} {ratio:.2f}x, limit "
             f"{TARGETS[other]}x; best {_best(spmd_r):.2f} vs {_best(r):.2f} ms)"
         )
+    for other in ("numpy", "jax"):
+        pairs = paired_ratios(spmd_r, results[other]) if results.get(other) else []
+        if len(pairs) > 1:
+            print(
+                f"round by round, spmd/{other}: median {statistics.median(pairs):.2f}x, "
+                f"{min(pairs):.2f}x to {max(pairs):.2f}x over {len(pairs)} rounds"
+            )
     for line in lines:
         print(line)
     return lines
