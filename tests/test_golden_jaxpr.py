@@ -35,10 +35,6 @@ GOLDEN = {**SETS["jaxpr"][1], **SETS["jaxpr_nn"][1]}
 _WEAK_FLOAT = (
     "a Python float operand of a jit, re-staged by linearization, prints as its float32 value"
 )
-# JAX's linearization of a jit caches the split of its program, so two calls of the same jit
-# (jnp.where's `_where`) share one known and one unknown program, printed once as
-# `let _where = ...`; spmd splits each call anew (dispatch's partial evaluation of jit).
-_SPLIT_SHARING = "two calls of one jit get separate linearized programs (JAX shares them)"
 
 # Programs whose printed jaxpr is known to differ: name -> reason (strict xfails).
 KNOWN_FAILURES: dict[str, str] = {
@@ -49,13 +45,9 @@ KNOWN_FAILURES: dict[str, str] = {
     "nn_selu_grad": _WEAK_FLOAT,
     "nn_standardize_given": _WEAK_FLOAT,
     "nn_standardize_given_grad": _WEAK_FLOAT,
-    "nn_log_softmax_where_grad": _SPLIT_SHARING,
     # JAX drops a jit's known output that only forwards an input (nn.identity's) from the
     # primal call of its linearization; spmd keeps it.
     "nn_identity_grad": "a forwarded jit output stays in the linearized primal call",
-    # Equal programs; JAX's printer names the two results of a jit inside a hoisted program in
-    # another order (`u:f32[2,3] t:f32[2,3] = jit[name=_where ...]`), core_printing's in order.
-    "nn_logmeanexp_where_grad": "the printer names a jit's results in another order",
 }
 
 

@@ -79,32 +79,35 @@ def pp_kv_pairs(pairs: list[tuple[str, Any]], ctx: PPContext) -> pp.Doc:
     )
 
 
+def _suggest_names(inner: Sequence[Atom], outer: Sequence[Atom], ctx: PPContext) -> None:
+    # Each inner variable not yet named takes the name of the outer one it stands for, naming
+    # that one first if it has none yet; an outer variable passed twice names only the first
+    # inner one. JAX names them in this order too, so it decides which name comes first.
+    if len(inner) != len(outer):
+        return
+    used: set[int] = set()
+    for iv, ov in zip(inner, outer):
+        if type(ov) is Var and id(ov) not in used and type(iv) is Var and id(iv) not in ctx.names:
+            used.add(id(ov))
+            ctx.alias(iv, ctx.name(ov))
+
+
 def _alias_inner(eqn: JaxprEqn, ctx: PPContext) -> None:
     # Inner jaxprs of calls print with the names of the outer operands and results they
-    # stand for, so the text reads as one program.
+    # stand for, so the text reads as one program. This runs before the results print.
     if eqn.primitive not in pp_alias_primitives:
         return
     for p in eqn.params.values():
         inner = p.jaxpr if isinstance(p, ClosedJaxpr) else p if isinstance(p, Jaxpr) else None
-        if inner is None or len(inner.invars) != len(eqn.invars) or id(inner) in ctx.shared:
+        if inner is None or id(inner) in ctx.shared:
             continue
-        used: set[str] = set()
-        for iv, ov in zip(inner.invars, eqn.invars):
-            # An outer variable passed twice names only its first inner binder.
-            name = ctx.names.get(id(ov)) if type(ov) is Var else None
-            if name is not None and name not in used:
-                ctx.alias(iv, name)
-                used.add(name)
-        if len(inner.outvars) == len(eqn.outvars):
-            bound = {id(v) for v in inner.invars} | {id(v) for v in inner.constvars}
-            for iv, ov in zip(inner.outvars, eqn.outvars):
-                if type(iv) is Var and id(iv) not in bound and id(ov) in ctx.names:
-                    ctx.alias(iv, ctx.names[id(ov)])
+        _suggest_names(inner.invars, eqn.invars, ctx)
+        _suggest_names(inner.outvars, eqn.outvars, ctx)
 
 
 def pp_eqn(eqn: JaxprEqn, ctx: PPContext) -> pp.Doc:
-    lhs = pp_vars(eqn.outvars, ctx)
     _alias_inner(eqn, ctx)
+    lhs = pp_vars(eqn.outvars, ctx)
     rule = pp_param_rules.get(eqn.primitive)
     pairs = rule(eqn.params) if rule else sorted(eqn.params.items())
     rhs = [pp.text(eqn.primitive.name), pp_kv_pairs(pairs, ctx), pp.text(" ")]
