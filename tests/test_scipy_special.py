@@ -413,3 +413,13 @@ def test_sph_harm_y_traced_n_needs_n_max():
     t = jnp.array([0.5, 1.0], jnp.float32)
     with pytest.raises(spmd.errors.ConcretizationTypeError):
         spmd.jit(special.sph_harm_y)(n, m, t, t)
+
+
+@pytest.mark.parametrize("diff_n", [0, 1])
+def test_sph_harm_y_diff_n_rejected(diff_n):
+    # JAX 0.10 raises NotImplementedError for any diff_n that is not None, 0 included.
+    n, m = jnp.array([1]), jnp.array([0])
+    t = jnp.array([0.5], jnp.float32)
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        special.sph_harm_y(n, m, t, t, diff_n=diff_n)
+    assert special.sph_harm_y(n, m, t, t, diff_n=None).shape == (1,)

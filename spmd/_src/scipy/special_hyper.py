@@ -309,9 +309,13 @@ def sph_harm_y(
 ) -> Any:
     """The spherical harmonic ``Y_n^m(theta, phi)``: degree ``n``, order ``m`` (integer
     arrays), polar angle ``theta`` and azimuth ``phi``. ``n_max`` (static) bounds the degree;
-    by default ``max(n)``, which must then be concrete."""
+    by default ``max(n)``, which must then be concrete. ``diff_n`` (derivatives in ``n``, as
+    in SciPy) is rejected for any value, 0 included, as JAX 0.10 does."""
     if diff_n is not None:
-        raise NotImplementedError("spmd: sph_harm_y with diff_n is not implemented")
+        raise NotImplementedError(
+            f"sph_harm_y: the argument diff_n (got {diff_n!r}) is not supported; JAX's "
+            "jax.scipy.special.sph_harm_y does not support it either."
+        )
     n_arr, m_arr = asarray(n), asarray(m)
     if n_max is None:
         n_max = int(core.concrete_or_error(np.max, n_arr, "n_max of sph_harm_y"))
