@@ -108,8 +108,14 @@ def logit(x: Any) -> Any:
 
 
 def gammaln(x: Any) -> Any:
-    """``log|Gamma(x)|``."""
+    """``log|Gamma(x)|`` (real ``x``; ``loggamma`` takes complex arguments)."""
     (x,) = promote_args_inexact("gammaln", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        # JAX raises TypeError here too (from lax.lgamma, naming lgamma instead).
+        raise TypeError(
+            f"gammaln: argument x has dtype {x.dtype}; only real floating-point dtypes are "
+            "accepted (loggamma takes complex arguments)."
+        )
     return lax.lgamma(x)
 
 

@@ -295,9 +295,13 @@ _erfcx.__name__ = "erfcx"
 
 
 def erfcx(x: Any) -> Any:
-    """The scaled complementary error function ``exp(x**2) erfc(x)``."""
+    """The scaled complementary error function ``exp(x**2) erfc(x)``; for complex ``x``, the
+    Faddeeva function at ``i x``."""
     (x,) = promote_args_inexact("erfcx", x)
-    _real_only("erfcx", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        # erfcx(z) = w(iz). i z is built from the parts (-Im z + i Re z): multiplying by 1j
+        # would turn infinite parts into NaN (inf * 0).
+        return _wofz(lax.complex(-lax.imag(x), lax.real(x)))
     return _erfcx(x)
 
 
