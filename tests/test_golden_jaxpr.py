@@ -29,12 +29,6 @@ assert not set(BASE_CASES) & set(NN_CASES), "case names must differ between the 
 CASES = {**BASE_CASES, **NN_CASES}
 GOLDEN = {**SETS["jaxpr"][1], **SETS["jaxpr_nn"][1]}
 
-# JAX prints a weakly typed Python float argument or constant with its Python value (`0.2`,
-# `1e-05`); spmd stores it as a float32 and prints that (`0.20000000298023224`). The jaxprs
-# are otherwise equal (core/dispatch: a weak literal would keep its Python value).
-_WEAK_FLOAT = (
-    "a Python float operand of a jit, re-staged by linearization, prints as its float32 value"
-)
 
 # Programs whose printed jaxpr is known to differ: name -> reason (strict xfails).
 KNOWN_FAILURES: dict[str, str] = {
@@ -42,9 +36,6 @@ KNOWN_FAILURES: dict[str, str] = {
     # before broadcasting it (sharding in types); spmd.grad (autodiff.py) broadcasts the
     # literal directly. The shard_map equations print the same (see the _vjp case).
     "shard_map_psum_matmul_grad": "grad's seed prints without JAX's `reshard` equation",
-    "nn_selu_grad": _WEAK_FLOAT,
-    "nn_standardize_given": _WEAK_FLOAT,
-    "nn_standardize_given_grad": _WEAK_FLOAT,
     # JAX drops a jit's known output that only forwards an input (nn.identity's) from the
     # primal call of its linearization; spmd keeps it.
     "nn_identity_grad": "a forwarded jit output stays in the linearized primal call",

@@ -22,7 +22,10 @@ from spmd._src import sharding as shd
 class Array:
     """An immutable array of values, possibly sharded over devices."""
 
-    __slots__ = ("_value", "weak_type", "_sharding", "_committed", "__weakref__")
+    # ``_py_text`` (unset on most arrays) is how a weakly typed scalar made from a Python float
+    # prints when staged as a literal: as Python writes the float (``1e-05``), as JAX prints a
+    # Python float that reaches a primitive unconverted (core.Literal).
+    __slots__ = ("_value", "weak_type", "_sharding", "_committed", "_py_text", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value: Any, weak_type: bool = False, sharding: Any = None) -> None:

@@ -546,6 +546,21 @@ class ClosedJaxpr:
     __repr__ = __str__
 
 
+def literal_operand(a: Literal) -> Any:
+    """The value an interpreter binds for the literal ``a``: a weak literal stays weak (a NumPy
+    value would make the result strong), and one written as a Python float keeps its text, so
+    staging it again (a jit's linearization) prints it as JAX does (``1e-05``)."""
+    if not a.aval.weak_type:
+        return a.val
+    x = make_concrete(a.val, True)
+    if a.text is not None:
+        try:
+            x._py_text = a.text
+        except AttributeError:  # a NumPy value, before the Array layer is installed
+            pass
+    return x
+
+
 def eval_jaxpr(
     jaxpr: Jaxpr, consts: Sequence[Any], *args: Any, rebind: Callable | None = None
 ) -> list[Any]:
@@ -558,10 +573,7 @@ def eval_jaxpr(
     env: dict[Var, Any] = {}
 
     def read(a):
-        if type(a) is Literal:
-            # A weak literal stays weak (a NumPy value would make the result strong).
-            return make_concrete(a.val, True) if a.aval.weak_type else a.val
-        return env[a]
+        return literal_operand(a) if type(a) is Literal else env[a]
 
     for v, x in zip(jaxpr.constvars, consts, strict=True):
         env[v] = x

@@ -395,7 +395,7 @@ def backward_pass(
 
     def read_primal(a):
         if type(a) is Literal:
-            return core.make_concrete(a.val, True) if a.aval.weak_type else a.val
+            return core.literal_operand(a)
         return primal_env[id(a)]
 
     linear_eqns = []

@@ -94,8 +94,9 @@ class JaxprTrace(core.Trace):
             aval = core.get_aval(x)
             if aval.shape == () and _is_literalable(x):
                 val = np.asarray(x, dtype=aval.dtype) if not isinstance(x, np.ndarray) else x
-                # A Python float reaching a primitive as it is prints as Python writes it.
-                text = repr(x) if type(x) is float else None
+                # A Python float reaching a primitive as it is prints as Python writes it, and
+                # so does an array standing for one (Array._py_text).
+                text = repr(x) if type(x) is float else getattr(x, "_py_text", None)
                 return Literal(np.asarray(val, dtype=aval.dtype), aval, text)
         v = self.const_ids.get(id(x))
         if v is None:
