@@ -36,9 +36,6 @@ KNOWN_FAILURES: dict[str, str] = {
     # before broadcasting it (sharding in types); spmd.grad (autodiff.py) broadcasts the
     # literal directly. The shard_map equations print the same (see the _vjp case).
     "shard_map_psum_matmul_grad": "grad's seed prints without JAX's `reshard` equation",
-    # JAX drops a jit's known output that only forwards an input (nn.identity's) from the
-    # primal call of its linearization; spmd keeps it.
-    "nn_identity_grad": "a forwarded jit output stays in the linearized primal call",
 }
 
 

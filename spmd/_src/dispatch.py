@@ -377,8 +377,9 @@ _JIT_SPLITS_PER_PROGRAM = 16
 
 
 def _jit_split(closed: ClosedJaxpr, unknowns_in: tuple):
-    """(known, unknown, out_unknowns, n_known_out, residuals) for a call of ``closed``; each
-    residual is the index of the known input it forwards, or None for a known output."""
+    """(known, unknown, out_unknowns, known_fwd, residuals) for a call of ``closed``. Each of
+    its known outputs and residuals is the index of the known input it forwards, or None
+    for an output of the known program (which returns only those)."""
     cache = _jit_splits.get(closed)
     if cache is None:
         cache = _jit_splits[closed] = {}
@@ -388,36 +389,37 @@ def _jit_split(closed: ClosedJaxpr, unknowns_in: tuple):
     known, unknown, out_unknowns, n_res = pe.partial_eval_jaxpr(closed, list(unknowns_in))
     n_known_out = len(known.out_avals) - n_res
     inner_in = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
-    residuals = [
-        inner_in.get(id(r)) if type(r) is core.Var else None
-        for r in known.jaxpr.outvars[n_known_out:]
-    ]
-    if any(i is not None for i in residuals):
+    fwd = [inner_in.get(id(r)) if type(r) is core.Var else None for r in known.jaxpr.outvars]
+    if any(i is not None for i in fwd):
         kj = known.jaxpr
-        outvars = kj.outvars[:n_known_out] + [
-            o for o, i in zip(kj.outvars[n_known_out:], residuals) if i is None
-        ]
+        outvars = [o for o, i in zip(kj.outvars, fwd) if i is None]
         known = ClosedJaxpr(
             Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns, kj.debug_info), known.consts
         )
     if len(cache) >= _JIT_SPLITS_PER_PROGRAM:
         cache.pop(next(iter(cache)))
-    hit = cache[unknowns_in] = (known, unknown, out_unknowns, n_known_out, residuals)
+    hit = (known, unknown, out_unknowns, fwd[:n_known_out], fwd[n_known_out:])
+    cache[unknowns_in] = hit
     return hit
 
 
 def _jit_partial_eval(eqn, unknowns_in):
     # Split a call into a known call (its known outputs and the residuals the rest needs)
-    # and an unknown call (taking the residuals and the unknown inputs). A residual that is
-    # a known operand is passed to the unknown call directly, not through the known one.
-    known, unknown, out_unknowns, n_known_out, residuals = _jit_split(
+    # and an unknown call (taking the residuals and the unknown inputs). A known output or
+    # residual that is a known operand is not returned by the known call, as JAX's
+    # linearization of jit does: the equations after it read the operand, and the unknown
+    # call takes it directly. The known call stays even when it returns nothing.
+    known, unknown, out_unknowns, known_fwd, residuals = _jit_split(
         eqn.params["jaxpr"], tuple(unknowns_in)
     )
     name = eqn.params["name"]
     k_in = [a for a, u in zip(eqn.invars, unknowns_in) if not u]
     u_in = [a for a, u in zip(eqn.invars, unknowns_in) if u]
+    k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
+    forwarded = {id(v): k_in[i] for v, i in zip(k_out, known_fwd) if i is not None}
+    k_out = [v for v, i in zip(k_out, known_fwd) if i is None]
     res_atoms, kept = [], []
-    res_avals = iter(known.out_avals[n_known_out:])
+    res_avals = iter(known.out_avals[len(k_out) :])
     for i in residuals:
         if i is not None:
             res_atoms.append(k_in[i])
@@ -425,11 +427,10 @@ def _jit_partial_eval(eqn, unknowns_in):
             v = core.Var(next(res_avals))
             res_atoms.append(v)
             kept.append(v)
-    k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
     u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
     known_eqn = core.JaxprEqn(k_in, k_out + kept, jit_p, dict(jaxpr=known, name=name))
     unknown_eqn = core.JaxprEqn(res_atoms + u_in, u_out, jit_p, dict(jaxpr=unknown, name=name))
-    return [known_eqn], [unknown_eqn], u_out
+    return [known_eqn], [unknown_eqn], u_out, forwarded
 
 
 def _jit_dce(used_outputs, eqn):

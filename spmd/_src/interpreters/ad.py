@@ -236,7 +236,12 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
         closed = pe.trace_to_jaxpr(joint_fun, p_avals + t_avals)
         unknowns = [False] * len(primals) + [True] * len(t_avals)
         constant_inputs = constant + [False] * len(t_avals)
-        known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr(closed, unknowns, constant_inputs)
+        # A known call left with no results (a jit's whose results all forward its inputs)
+        # stays: JAX binds the primal program of a linearized jit whatever it returns (and
+        # drops it only inside a program it linearizes, as partial_eval_jaxpr does).
+        known, unknown, out_unknowns, _ = pe.partial_eval_jaxpr(
+            closed, unknowns, constant_inputs, keep_resultless=True
+        )
         return closed, known, unknown, out_unknowns
 
     # The split depends only on the primitive's program, parameters, types, which tangents

@@ -219,13 +219,16 @@ def has_effects(eqn: JaxprEqn) -> bool:
 dce_rules: dict[core.Primitive, Callable] = {}
 
 
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
-    """Drop equations whose results are never used (all primitives here are pure)."""
-    return dce_jaxpr_inputs(jaxpr, used_outputs)[0]
+def dce_jaxpr(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None, keep_resultless: bool = False
+) -> Jaxpr:
+    """Drop equations whose results are never used (all primitives here are pure); with
+    ``keep_resultless``, keep those that have no results at all."""
+    return dce_jaxpr_inputs(jaxpr, used_outputs, keep_resultless)[0]
 
 
 def dce_jaxpr_inputs(
-    jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None
+    jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None, keep_resultless: bool = False
 ) -> tuple[Jaxpr, list[bool]]:
     """``dce_jaxpr`` and which of the jaxpr's inputs the result still reads."""
     outvars = (
@@ -238,7 +241,7 @@ def dce_jaxpr_inputs(
     for eqn in reversed(jaxpr.eqns):
         used = [id(v) in live for v in eqn.outvars]
         if not any(used):
-            if not has_effects(eqn):
+            if not has_effects(eqn) and not (keep_resultless and not eqn.outvars):
                 continue
             rule = None  # kept for its effects, whole
         else:
@@ -272,6 +275,8 @@ def prune_closed_jaxpr(
 # primitives that can split themselves (scan, cond): the known equations read only known
 # variables; ``unknown_vars`` are the variables the unknown equations define that depend on
 # unknown inputs. Without a rule an equation is unknown as a whole as soon as one input is.
+# A rule may return a fourth item, {id(var): atom}: known results of the equation that only
+# forward one of its known inputs, which the equations after it read instead (a jit's).
 partial_eval_rules: dict[core.Primitive, Callable] = {}
 
 # The constant variables of the jaxprs being split, innermost last (see ``is_constant``).
@@ -287,10 +292,15 @@ def is_constant(atom: Any) -> bool:
     return bool(_constvars_stack) and id(atom) in _constvars_stack[-1]
 
 
+def _forward(a: Any, forwarded: dict[int, Any]) -> Any:
+    return forwarded.get(id(a), a) if type(a) is Var else a
+
+
 def partial_eval_jaxpr(
     closed: ClosedJaxpr,
     in_unknowns: Sequence[bool],
     constant_inputs: Sequence[bool] | None = None,
+    keep_resultless: bool = False,
 ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
     """Split a jaxpr into what can be computed from its known inputs and what needs the
     unknown ones.
@@ -301,6 +311,7 @@ def partial_eval_jaxpr(
     ``constant_inputs`` marks the inputs that stand for constants (concrete values, not traced
     ones), as the jaxpr's constant variables do: rules may treat them differently (``scan``
     stacks a constant's elements as residuals rather than forwarding it, as JAX does).
+    ``keep_resultless`` keeps known equations that return nothing (see ``ad``'s use).
     """
     jaxpr = closed.jaxpr
     unknown_ids: set[int] = {id(v) for v, u in zip(jaxpr.invars, in_unknowns) if u}
@@ -309,7 +320,10 @@ def partial_eval_jaxpr(
     constvars = {id(v) for v in jaxpr.constvars}
     if constant_inputs is not None:
         constvars.update(id(v) for v, c in zip(jaxpr.invars, constant_inputs, strict=True) if c)
+    forwarded: dict[int, Any] = {}  # id(var) -> the known atom a rule says it forwards
     for eqn in jaxpr.eqns:
+        if forwarded and any(type(a) is Var and id(a) in forwarded for a in eqn.invars):
+            eqn = eqn.replace(invars=[_forward(a, forwarded) for a in eqn.invars])
         ins_unknown = [type(a) is Var and id(a) in unknown_ids for a in eqn.invars]
         if not any(ins_unknown):
             known_eqns.append(eqn)
@@ -318,20 +332,23 @@ def partial_eval_jaxpr(
         if rule is not None:
             _constvars_stack.append(constvars)
             try:
-                k, u, unknown_vars = rule(eqn, ins_unknown)
+                k, u, unknown_vars, *fwd = rule(eqn, ins_unknown)
             finally:
                 _constvars_stack.pop()
             known_eqns.extend(k)
             unknown_eqns.extend(u)
             unknown_ids.update(id(v) for v in unknown_vars)
+            if fwd:
+                forwarded.update(fwd[0])
             continue
         unknown_eqns.append(eqn)
         unknown_ids.update(id(v) for v in eqn.outvars)
 
+    outvars = [_forward(a, forwarded) for a in jaxpr.outvars] if forwarded else jaxpr.outvars
     # The unknown side's dead equations (a tangent that stop_gradient drops) would keep
     # residuals alive for nothing.
-    out_unknowns = [type(a) is Var and id(a) in unknown_ids for a in jaxpr.outvars]
-    unknown_outs = [a for a, u in zip(jaxpr.outvars, out_unknowns) if u]
+    out_unknowns = [type(a) is Var and id(a) in unknown_ids for a in outvars]
+    unknown_outs = [a for a, u in zip(outvars, out_unknowns) if u]
     unknown_eqns = dce_jaxpr(Jaxpr([], [], unknown_outs, unknown_eqns)).eqns
 
     # Residuals: known values (constvars, known invars, known eqn outputs) read by the unknown
@@ -347,7 +364,7 @@ def partial_eval_jaxpr(
     for eqn in unknown_eqns:
         for a in eqn.invars:
             need(a)
-    known_outs = [a for a, u in zip(jaxpr.outvars, out_unknowns) if not u]
+    known_outs = [a for a, u in zip(outvars, out_unknowns) if not u]
     known = Jaxpr(
         jaxpr.constvars,
         [v for v, u in zip(jaxpr.invars, in_unknowns) if not u],
@@ -365,8 +382,8 @@ def partial_eval_jaxpr(
     unknown = Jaxpr(
         [],
         res_binders + [v for v, u in zip(jaxpr.invars, in_unknowns) if u],
-        [sub(a) for a, u in zip(jaxpr.outvars, out_unknowns) if u],
+        [sub(a) for a, u in zip(outvars, out_unknowns) if u],
         u_eqns,
     )
-    known = dce_jaxpr(known)
+    known = dce_jaxpr(known, keep_resultless=keep_resultless)
     return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknowns, len(residuals)
