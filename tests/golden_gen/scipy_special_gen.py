@@ -52,6 +52,11 @@ _POS = f32(0.1, 0.5, 1.0, 2.5, 7.0, 30.0)
 _REAL = f32(-3.5, -1.5, -0.25, 0.0, 0.5, 1.0, 2.5, 10.0)
 _EDGE = f32(0.0, -0.0, -1.0, -2.0, INF, -INF, NAN)
 _LOOSE = {"float32": 1e-4}
+_CZ = np.array([0.5 + 0.5j, -0.3 + 2j, -10.7 - 3j, -2.5 + 0j, complex(-2.5, -0.0), 1 + 0j,
+                3 + 50j, 0.2 - 20j, 12 + 1j, -0.5 - 0.5j, 1e-3 + 1e-3j, 30 + 1j, -3.2 + 0.01j,
+                0j, -2 + 0j, complex(INF, 0), complex(1, NAN), complex(0, INF)], np.complex64)
+_CZ_JVP = np.array([0.5 + 0.5j, -0.3 + 2j, -10.7 - 3j, -2.5 + 0j, 3 + 5j, 12 + 1j, -0.5 - 0.5j,
+                    0.2 - 1e-3j], np.complex64)
 _SERIES = {"float32": 5e-4}
 
 CASES = [
@@ -61,6 +66,13 @@ CASES = [
     Case("gamma_grad", "gamma", (f32(0.5, 1.5, 3.0, -0.5),), grad=0, tol=_LOOSE),
     Case("gammasgn", "gammasgn", (np.concatenate([_REAL, _EDGE, f32(-2.5, -0.5)]),)),
     Case("loggamma", "loggamma", (np.concatenate([_REAL, _EDGE]),)),
+    # Complex gamma and loggamma (JAX 0.10): SciPy's branch, the upper side of the cut for a
+    # -0.0 imaginary part too; NaN at poles, infinities and NaN; their derivatives by jvp.
+    Case("loggamma_complex", "loggamma", (_CZ,), tol=_LOOSE),
+    Case("loggamma_complex_jvp", "loggamma", (_CZ_JVP,), jvp=True, tol=_LOOSE),
+    Case("gamma_complex", "gamma", (np.concatenate([_CZ, np.complex64([40 + 1j])]),),
+         tol=_LOOSE),
+    Case("gamma_complex_jvp", "gamma", (_CZ_JVP,), jvp=True, tol=_LOOSE),
     Case("digamma", "digamma", (np.concatenate([_REAL, _EDGE]),), tol=_LOOSE),
     Case("digamma_grad", "digamma", (_POS,), grad=0, tol=_LOOSE),
     Case(
@@ -399,7 +411,10 @@ CASES += [
         ("wofz", (0.5,)), ("sici", (0.5,)), ("erfcx", (0.5,)), ("spence", (0.5,)),
     ]
 ]
-CASES.append(Case("weak_erfcx_complex", "erfcx", (1 + 1j,), tol=_LOOSE))
+CASES += [
+    Case(f"weak_{name}_complex", name, (1 + 1j,), tol=_LOOSE)
+    for name in ("erfcx", "gamma", "loggamma")
+]
 
 X64_CASES = [
     Case(
@@ -422,6 +437,15 @@ X64_CASES = [
     ),
     Case("x64_zeta", "zeta", (f64(2.0, 3.0, 1.5), f64(1.0, 2.5, 0.5)), tol={"float64": 1e-13}),
     Case("x64_gamma", "gamma", (f64(0.5, 3.0, -1.5, 10.0),), tol={"float64": 1e-13}),
+    Case("x64_gamma_complex", "gamma", (_CZ.astype(np.complex128),), jvp=False,
+         tol={"float64": 1e-12}),
+    Case("x64_loggamma_complex", "loggamma", (np.concatenate(
+        [_CZ, np.complex64([-100.2 + 0.5j, 0.2 - 200j, 170 + 0j, -170.5 + 0j])]
+    ).astype(np.complex128),), tol={"float64": 1e-12}),
+    Case("x64_gamma_complex_jvp", "gamma", (_CZ_JVP.astype(np.complex128),), jvp=True,
+         tol={"float64": 1e-12}),
+    Case("x64_loggamma_complex_jvp", "loggamma", (_CZ_JVP.astype(np.complex128),), jvp=True,
+         tol={"float64": 1e-12}),
     Case("x64_ndtri", "ndtri", (f64(0.5, 1e-10, 0.975, 1e-300),), tol={"float64": 1e-13}),
     Case("x64_log_ndtr", "log_ndtr", (f64(0.0, -25.0, -5.0, 10.0),), tol={"float64": 1e-13}),
     Case("x64_exp1", "exp1", (f64(0.1, 1.0, 1.6, 5.0, 30.0),), tol={"float64": 1e-13}),

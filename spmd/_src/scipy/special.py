@@ -23,6 +23,7 @@ from spmd._src.numpy import creation, lax_numpy, reductions, shape_ops, ufuncs
 from spmd._src.numpy.array_constructors import asarray
 from spmd._src.numpy.util import promote_args_inexact
 from spmd._src.scipy.special_common import _c, _check_float, _real_only, _where
+from spmd._src.scipy.special_gamma_complex import STIRLING, gamma_complex, loggamma_complex
 
 __all__ = [
     "bernoulli",
@@ -184,32 +185,24 @@ def gammasgn(x: Any) -> Any:
 
 
 def gamma(x: Any) -> Any:
-    """The gamma function (real arguments)."""
+    """The gamma function (complex arguments too: NaN at the poles)."""
     (x,) = promote_args_inexact("gamma", x)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
-        raise NotImplementedError("spmd: gamma of complex arguments is not implemented")
+        return gamma_complex(x)
     return gammasgn(x) * lax.exp(lax.lgamma(x))
 
 
 def loggamma(x: Any) -> Any:
-    """The principal branch of ``log(Gamma(x))``: for real ``x``, NaN where ``x <= 0``."""
+    """The principal branch of ``log(Gamma(x))``: for real ``x``, NaN where ``x <= 0``; for
+    complex ``x``, SciPy's branch (cut along the negative real axis)."""
     (x,) = promote_args_inexact("loggamma", x)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
-        raise NotImplementedError("spmd: loggamma of complex arguments is not implemented")
+        return loggamma_complex(x)
     return lax_numpy.where(x > 0, lax.lgamma(x), np.nan)
 
 
 # B_2k / (2k (2k - 1)) for k = 1..8: the Stirling series of lgamma's correction term.
-_STIRLING = (
-    1 / 12,
-    -1 / 360,
-    1 / 1260,
-    -1 / 1680,
-    1 / 1188,
-    -691 / 360360,
-    1 / 156,
-    -3617 / 122400,
-)
+_STIRLING = STIRLING
 
 
 def _lgamma_correction(x):
