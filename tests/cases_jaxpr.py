@@ -659,6 +659,39 @@ def vmap_grad_scan_constant_xs(jax, jnp, lax):
 
 
 @case
+def grad_scan_linear_const(jax, jnp, lax):
+    # The cotangent of a const the body multiplies by accumulates in the transposed loop's
+    # carry, each term added where the body's transpose computes it.
+    def f(w, xs):
+        c, ys = lax.scan(lambda c, x: (c * w + x, c), 1.0, xs)
+        return c + ys.sum()
+
+    return jax.grad(f), (np.float32(0.5), CONST)
+
+
+@case
+def grad_scan_two_carries_const(jax, jnp, lax):
+    def f(w, xs):
+        def body(carry, x):
+            a, b = carry
+            return (a + b * x, b * w), a
+
+        (a, b), ys = lax.scan(body, (1.0, 2.0), xs)
+        return a + b + ys.sum()
+
+    return jax.grad(f), (np.float32(0.5), CONST)
+
+
+@case
+def grad_scan_computed_const(jax, jnp, lax):
+    def f(w, xs):
+        k = jnp.sin(w)
+        return lax.scan(lambda c, x: (jnp.tanh(c * k + x), None), 0.5, xs)[0]
+
+    return jax.grad(f), (np.float32(0.5), CONST)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -377,13 +377,15 @@ def backward_pass(
     consts: Sequence[Any],
     cts_out: Sequence[Any],
     args: Sequence[Any] | None = None,
+    cts_init: Sequence[Any] | None = None,
 ) -> list[Any]:
     """Cotangents of ``jaxpr``'s linear invars given cotangents of its outvars.
 
     Without ``args`` every invar is linear; with them, the invars whose arg is an
     ``UndefinedPrimal`` are, and the others are known values. Equations that do not depend on
     the linear invars are evaluated forward first (under the current trace); the linear ones
-    are then transposed in reverse order.
+    are then transposed in reverse order. ``cts_init`` (one per invar, None for none) are
+    cotangents the invars start from: each term is added to them where it is computed.
     """
     primal_env: dict[int, Any] = {}
     if args is None:
@@ -423,6 +425,8 @@ def backward_pass(
         prev = ct_env.get(id(v))
         ct_env[id(v)] = ct if prev is None else add_maybe_zero(prev, ct)
 
+    for v, ct in zip(jaxpr.invars, cts_init or (), strict=bool(cts_init)):
+        write_ct(v, ct)
     for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
         write_ct(v, ct)
 

@@ -500,18 +500,27 @@ def partial_eval_jaxpr_inst(
 
 
 def transpose_jaxpr(
-    closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool]
+    closed: ClosedJaxpr,
+    linear: Sequence[bool],
+    ct_nonzero: Sequence[bool],
+    accumulate: Sequence[bool] = (),
 ) -> ClosedJaxpr:
     """The transpose of ``closed`` in its inputs marked ``linear``, as a jaxpr.
 
-    It takes the non-linear inputs followed by the output cotangents marked in ``ct_nonzero``
-    (the others are zero) and returns the cotangents of the linear inputs (zeros instantiated).
+    It takes the non-linear inputs, then a running cotangent for each linear input marked in
+    ``accumulate`` (one flag per linear input; none by default), then the output cotangents
+    marked in ``ct_nonzero`` (the others are zero), and returns the cotangents of the linear
+    inputs (zeros instantiated), a running one plus what the body adds to it. Each addition is
+    made where its term is computed, as JAX's loops accumulate their consts' cotangents.
     """
-    key = (tuple(linear), tuple(ct_nonzero))
-    return cached("transpose", closed, key, lambda: _transpose(closed, linear, ct_nonzero))
+    accumulate = tuple(accumulate) or (False,) * sum(linear)
+    key = (tuple(linear), tuple(ct_nonzero), accumulate)
+    return cached(
+        "transpose", closed, key, lambda: _transpose(closed, linear, ct_nonzero, accumulate)
+    )
 
 
-def _transpose(closed, linear, ct_nonzero):
+def _transpose(closed, linear, ct_nonzero, accumulate):
     j = closed.jaxpr
     lin_vars = [v for v, lin in zip(j.invars, linear, strict=True) if lin]
     res_vars = [v for v, lin in zip(j.invars, linear) if not lin]
@@ -519,20 +528,24 @@ def _transpose(closed, linear, ct_nonzero):
     # them forward, and transposes the rest.
     body = Jaxpr(j.constvars + res_vars, lin_vars, j.outvars, j.eqns)
     res_avals = [v.aval for v in res_vars]
+    acc_avals = [ad.tangent_aval(v.aval) for v, a in zip(lin_vars, accumulate, strict=True) if a]
     out_avals = [ad.tangent_aval(a) for a in closed.out_avals]
     ct_avals = [a for a, nz in zip(out_avals, ct_nonzero, strict=True) if nz]
 
     def fun(*args):
-        res = list(args[: len(res_avals)])
-        nz_cts = iter(args[len(res_avals) :])
+        n_res, n_acc = len(res_avals), len(acc_avals)
+        res = list(args[:n_res])
+        accs = iter(args[n_res : n_res + n_acc])
+        init = [next(accs) if a else None for a in accumulate]
+        nz_cts = iter(args[n_res + n_acc :])
         cts = [next(nz_cts) if nz else Zero(a) for a, nz in zip(out_avals, ct_nonzero)]
-        cts_in = ad.backward_pass(body, list(closed.consts) + res, cts)
+        cts_in = ad.backward_pass(body, list(closed.consts) + res, cts, cts_init=init)
         return [
             ad.instantiate(Zero(ad.tangent_aval(v.aval)) if c is None else c)
             for c, v in zip(cts_in, lin_vars)
         ]
 
-    return pe.trace_to_jaxpr(fun, res_avals + ct_avals)
+    return pe.trace_to_jaxpr(fun, res_avals + acc_avals + ct_avals)
 
 
 def retype_inputs(closed: ClosedJaxpr, new_avals: dict[int, ShapedArray]) -> ClosedJaxpr:

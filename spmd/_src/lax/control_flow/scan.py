@@ -566,7 +566,9 @@ def _transposed_scan_body(
     def make():
         linear = list(c_lin) + [True] * num_carry + list(x_lin)
         body = common.retype_inputs(jaxpr, {num_consts + i: a for i, a in enumerate(ct_k_avals)})
-        t = common.transpose_jaxpr(body, linear, [True] * num_carry + list(ys_nz))
+        # The consts' cotangents accumulate in the loop's carry, term by term (JAX's order).
+        accumulate = [True] * sum(c_lin) + [False] * (num_carry + sum(x_lin))
+        t = common.transpose_jaxpr(body, linear, [True] * num_carry + list(ys_nz), accumulate)
         cs, _, xs = common.split3(jaxpr.in_avals, num_consts, num_carry)
         res_c = [a for a, lin in zip(cs, c_lin) if not lin]
         lin_c = [ad.tangent_aval(a) for a, lin in zip(cs, c_lin) if lin]
@@ -583,9 +585,7 @@ def _transposed_scan_body(
             n_cy = len(args) - n_rc - n_lc - n_k - n_rx
             cy = args[n_rc + n_lc + n_k : n_rc + n_lc + n_k + n_cy]
             rx = args[n_rc + n_lc + n_k + n_cy :]
-            outs = core.eval_jaxpr(t.jaxpr, t.consts, *rc, *rx, *ck, *cy)
-            ct_c, ct_k_in, ct_x = outs[:n_lc], outs[n_lc : n_lc + n_k], outs[n_lc + n_k :]
-            return [rules.add_any(a, c) for a, c in zip(acc, ct_c)] + list(ct_k_in) + list(ct_x)
+            return core.eval_jaxpr(t.jaxpr, t.consts, *rc, *rx, *acc, *ck, *cy)
 
         return pe.trace_to_jaxpr(fun, res_c + lin_c + ct_k + ct_y + res_x)
 
