@@ -692,6 +692,12 @@ def grad_scan_computed_const(jax, jnp, lax):
 
 
 @case
+def jit_inner_on_one_line(jax, jnp, lax):
+    # A short inner program prints on one line, its equations separated by "; ".
+    return (lambda x: jax.jit(lambda y: jnp.cos(jnp.sin(y)))(x)), (1.0,)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

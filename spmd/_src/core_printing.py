@@ -126,7 +126,8 @@ def _mark_unused(jaxpr: Jaxpr, ctx: PPContext) -> None:
 def pp_jaxpr(jaxpr: Jaxpr, ctx: PPContext) -> pp.Doc:
     constvars = pp_vars(jaxpr.constvars, ctx)
     invars = pp_vars(jaxpr.invars, ctx)
-    eqns = pp.join(pp.brk(), [pp_eqn(e, ctx) for e in jaxpr.eqns])
+    # Flat (one line), equations are separated by "; ", as JAX prints them.
+    eqns = pp.join(pp.brk("; "), [pp_eqn(e, ctx) for e in jaxpr.eqns])
     outs = pp.concat(
         [
             pp.text("("),
