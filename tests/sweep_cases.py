@@ -26,6 +26,7 @@ import spmd
 from spmd import lax
 from spmd._src import dispatch
 from spmd._src.lax import rules as _rules
+from spmd._src.lax import special as _lax_special
 
 bf16 = ml_dtypes.bfloat16
 
@@ -1654,6 +1655,16 @@ def _igamma_grad_a_ref(a: float, x: float) -> float:
     return (_igamma_ref(a + h, x) - _igamma_ref(a - h, x)) / (2 * h)
 
 
+def _random_gamma_grad_ref(a: float, x: float) -> float:
+    # -(dP/da) / (dP/dx), dP/dx the Gamma(a) density.
+    return -_igamma_grad_a_ref(a, x) / math.exp((a - 1) * math.log(x) - x - math.lgamma(a))
+
+
+def _igamma_grad_aa_ref(a: float, x: float) -> float:
+    h = 1e-3
+    return (_igamma_ref(a + h, x) - 2 * _igamma_ref(a, x) + _igamma_ref(a - h, x)) / (h * h)
+
+
 def _zeta_ref(s: float, q: float) -> float:
     ks = np.arange(4000.0)
     return float(np.sum((q + ks) ** -s) + (q + 4000 - 0.5) ** (1 - s) / (s - 1))
@@ -1687,6 +1698,14 @@ _FD_TOL = {"float32": 1e-4, "float16": 1e-2, "bfloat16": 5e-2}  # the reference 
 _special_binary("igamma_grad_a", lax.igamma_grad_a, _igamma_grad_a_ref,
                 (0.5, 5.0), (0.1, 6.0), _FD_TOL)  # fmt: skip
 _special_binary("zeta", lax.zeta, _zeta_ref, (1.5, 6.0), (0.5, 4.0), LOOSE)
+_special_binary("random_gamma_grad", lax.random_gamma_grad, _random_gamma_grad_ref,
+                (0.5, 5.0), (0.1, 6.0), _FD_TOL)  # fmt: skip
+_special_binary("igamma_grad_aa", lambda a, x: _lax_special._igamma_grad_aa_p.bind(a, x),
+                _igamma_grad_aa_ref, (0.5, 5.0), (0.1, 6.0), _FD_TOL)  # fmt: skip
+KNOWN_UNSWEPT["forward_only"] = (
+    "an identity marking random_gamma_grad's tangents as having no transpose (as JAX's loops "
+    "do); see test_random_gamma_grad_* in tests/test_scipy_special.py"
+)
 
 for _dt in FLOATS:
     for _s in SHAPES:

@@ -230,6 +230,50 @@ def test_random_gamma_grad():
     np.testing.assert_allclose(got, 0.936639, rtol=1e-4)  # JAX 0.10
 
 
+# lax.random_gamma_grad and its jvp in a and in x at these points, from JAX 0.10.2 (x64). The
+# first six take the series (x < a + 1) or the continued fraction; then x = 0 (0, tangents
+# 0), x < 0 and a <= 0 (NaN, tangents 0) and x = inf (NaN).
+_RGG_A = [0.5, 2.0, 2.0, 5.0, 30.0, 0.1, 3.0, 2.0, -1.0, 2.0]
+_RGG_X = [0.3, 1.5, 6.0, 2.0, 35.0, 0.01, 0.0, -1.0, 1.0, np.inf]
+_RGG = [1.009801946, 0.936639068, 1.788015595, 0.630802803, 1.085065864, 0.422793438, 0.0,
+        np.nan, np.nan, np.nan]  # fmt: skip
+_RGG_DA = [-1.587523884, -0.284317809, -0.436396965, -0.076870875, -0.017819317, -4.088291686,
+           0.0, 0.0, 0.0, np.nan]  # fmt: skip
+_RGG_DX = [1.933267968, 0.3295322496, 0.1210378614, 0.1821676852, 0.01510136222, 32.65561812,
+           0.0, 0.0, 0.0, np.nan]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-4), (np.float64, 1e-8)])
+def test_random_gamma_grad_jvp(dtype, rtol, x64):
+    a, x = np.array(_RGG_A, dtype), np.array(_RGG_X, dtype)
+    zeros, ones = np.zeros_like(a), np.ones_like(a)
+    out, da = spmd.jvp(lax.random_gamma_grad, (a, x), (ones, zeros))
+    _, dx = spmd.jvp(spmd.vmap(lax.random_gamma_grad), (a, x), (zeros, ones))
+    for got, want in ((out, _RGG), (da, _RGG_DA), (dx, _RGG_DX)):
+        assert got.dtype == dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=rtol * 1e-2)
+
+
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_random_gamma_grad_reverse_mode_raises_like_jax(argnum):
+    # JAX 0.10 differentiates random_gamma_grad through while loops: jvp only.
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        spmd.grad(lax.random_gamma_grad, argnums=argnum)(np.float32(2.0), np.float32(1.5))
+
+
+def test_random_gamma_grad_second_jvp_in_x(x64):
+    # The x tangent is closed-form in random_gamma_grad, digamma and logs: its jvp again
+    # against a central difference of the first.
+    a, x, h = np.float64(2.0), np.float64(1.5), 1e-4
+
+    def dx(v):
+        return spmd.jvp(lambda t: lax.random_gamma_grad(a, t), (v,), (jnp.ones_like(v),))[1]
+
+    second = float(spmd.jvp(dx, (x,), (np.float64(1.0),))[1])
+    diff = (float(dx(x + h)) - float(dx(x - h))) / (2 * h)
+    np.testing.assert_allclose(second, diff, rtol=1e-6)
+
+
 def test_lax_grad_raises_like_jax():
     with pytest.raises(NotImplementedError):
         spmd.grad(lambda a: lax.igamma_grad_a(a, np.float32(1.0)))(np.float32(2.0))

@@ -17,17 +17,21 @@ import math
 import numpy as np
 
 from spmd._src.lax.elementwise.arithmetic import add, div, mul, neg, sub
-from spmd._src.lax.elementwise.common import _one
+from spmd._src.lax.elementwise.bitwise import bitwise_or, le, ne
+from spmd._src.lax.elementwise.common import _const, _one, _zeros
+from spmd._src.lax.elementwise.selection import select
 from spmd._src.lax.elementwise.transcendental import (
     _digamma_scalar,
     _lgamma_scalar,
+    _polygamma_scalar,
+    digamma,
     exp,
     lgamma,
     log,
     log1p,
 )
-from spmd._src.lax.rules import defbroadcasting, defjvp
-from spmd._src.lax.utils import binop, float_dtypes
+from spmd._src.lax.rules import defbroadcasting, defjvp, deflinear
+from spmd._src.lax.utils import binop, float_dtypes, unop
 
 __all__ = [
     "betainc",
@@ -38,6 +42,7 @@ __all__ = [
     "igammac",
     "igammac_p",
     "random_gamma_grad",
+    "random_gamma_grad_p",
     "regularized_incomplete_beta_p",
     "zeta",
     "zeta_p",
@@ -48,6 +53,7 @@ _MAX_ITER = 20000
 
 _lgamma64 = np.vectorize(_lgamma_scalar, otypes=[np.float64])
 _digamma64 = np.vectorize(_digamma_scalar, otypes=[np.float64])
+_trigamma64 = np.vectorize(lambda v: _polygamma_scalar(1.0, v), otypes=[np.float64])
 
 
 def _f64(*args):
@@ -78,13 +84,14 @@ def _unimplemented(name):
 # igamma_grad_a.
 
 
-def _gamma_series(a, x):
-    """P(a, x) and dP/da by the series x^a e^-x sum_n x^n / Gamma(a + n + 1)."""
+def _gamma_series(a, x, second=False):
+    """P(a, x) and dP/da by the series x^a e^-x sum_n x^n / Gamma(a + n + 1); with
+    ``second``, d^2P/da^2 instead of P."""
     logx = np.log(x)
     lead = a * logx - x - _lgamma64(a + 1)
     d_lead = logx - _digamma64(a + 1)
-    term, d_term = np.ones_like(a), np.zeros_like(a)
-    total, d_total = term.copy(), d_term.copy()
+    term, d_term, d2_term = np.ones_like(a), np.zeros_like(a), np.zeros_like(a)
+    total, d_total, d2_total = term.copy(), d_term.copy(), d2_term.copy()
     active = np.ones(a.shape, bool)
     ap = a.copy()
     for _ in range(_MAX_ITER):
@@ -93,30 +100,67 @@ def _gamma_series(a, x):
             break
         ap[idx] += 1
         ratio = x[idx] / ap[idx]
-        # d/da of the running product prod x / (a + k): each factor adds -1 / (a + k).
-        d_term[idx] = (d_term[idx] - term[idx] / ap[idx]) * ratio
+        inv = 1.0 / ap[idx]
+        # d/da of the running product prod x / (a + k): each factor r = x / (a + k) has
+        # r' = -r / (a + k) and r'' = 2 r / (a + k)^2.
+        if second:
+            d2_term[idx] = (
+                d2_term[idx] - 2 * d_term[idx] * inv + 2 * term[idx] * inv * inv
+            ) * ratio
+        d_term[idx] = (d_term[idx] - term[idx] * inv) * ratio
         term[idx] *= ratio
         total[idx] += term[idx]
         d_total[idx] += d_term[idx]
         done = (np.abs(term[idx]) <= _EPS * np.abs(total[idx])) & (
             np.abs(d_term[idx]) <= _EPS * np.abs(d_total[idx]) + 1e-300
         )
+        if second:
+            d2_total[idx] += d2_term[idx]
+            done &= np.abs(d2_term[idx]) <= _EPS * np.abs(d2_total[idx]) + 1e-300
         active[idx[done]] = False
     scale = np.exp(lead)
-    p = scale * total
-    return p, scale * (d_lead * total + d_total)
+    dp = scale * (d_lead * total + d_total)
+    if second:
+        d2_lead = -_trigamma64(a + 1)
+        return scale * ((d2_lead + d_lead**2) * total + 2 * d_lead * d_total + d2_total), dp
+    return scale * total, dp
 
 
-def _gamma_cf(a, x):
-    """Q(a, x) and dQ/da by Legendre's continued fraction (Wallis' recurrences, rescaled)."""
+def _wallis_step(idx, bn, an, d_an, second, v, dv, d2v):
+    """One step of v_n = b_n v_{n-1} + a_n v_{n-2} and its derivatives in a, on the elements
+    ``idx``: ((v_{n-1}, v_n), (v'_{n-1}, v'_n), (v''_{n-1}, v''_n)) (the last None unless
+    ``second``)."""
+    v0, v1, dv0, dv1 = v[0][idx], v[1][idx], dv[0][idx], dv[1][idx]
+    new = bn * v1 + an * v0
+    d_new = bn * dv1 - v1 + an * dv0 + d_an * v0
+    if not second:
+        return (v1, new), (dv1, d_new), (None, None)
+    d2v1 = d2v[1][idx]
+    d2_new = bn * d2v1 - 2 * dv1 + an * d2v[0][idx] + 2 * d_an * dv0
+    return (v1, new), (dv1, d_new), (d2v1, d2_new)
+
+
+def _gamma_cf(a, x, second=False):
+    """Q(a, x) and dQ/da by Legendre's continued fraction (Wallis' recurrences, rescaled);
+    with ``second``, d^2Q/da^2 instead of Q."""
     lead = a * np.log(x) - x - _lgamma64(a)
     d_lead = np.log(x) - _digamma64(a)
-    # Fraction 1 / (b1 + a2 / (b2 + ...)), b_n = x + 2n - 1 - a, a_{n+1} = -n (n - a).
-    a_prev, a_cur = np.ones_like(a), np.zeros_like(a)  # A_{-1}, A_0
-    b_prev, b_cur = np.zeros_like(a), np.ones_like(a)  # B_{-1}, B_0
-    da_prev, da_cur = np.zeros_like(a), np.zeros_like(a)
-    db_prev, db_cur = np.zeros_like(a), np.zeros_like(a)
-    f, df = np.zeros_like(a), np.zeros_like(a)
+    # Fraction 1 / (b1 + a2 / (b2 + ...)), b_n = x + 2n - 1 - a, a_{n+1} = -n (n - a). Each of
+    # A, B carries its first and second derivatives in a, by the recurrences differentiated
+    # (b_n' = -1, a_n' = n - 1, both second derivatives 0).
+    z = np.zeros_like(a)
+    A = [np.ones_like(a), z.copy()]  # A_{-1}, A_0
+    B = [z.copy(), np.ones_like(a)]  # B_{-1}, B_0
+    dA, dB, d2A, d2B = (
+        [z.copy(), z.copy()],
+        [z.copy(), z.copy()],
+        [z.copy(), z.copy()],
+        [
+            z.copy(),
+            z.copy(),
+        ],
+    )
+    f, df, d2f = z.copy(), z.copy(), z.copy()
     active = np.ones(a.shape, bool)
     for n in range(1, _MAX_ITER):
         idx = np.flatnonzero(active)
@@ -125,28 +169,35 @@ def _gamma_cf(a, x):
         av, xv = a[idx], x[idx]
         bn = xv + 2 * n - 1 - av
         an = np.ones_like(av) if n == 1 else -(n - 1) * (n - 1 - av)
-        d_an = np.zeros_like(av) if n == 1 else np.full_like(av, n - 1.0)
-        A1, A0, B1, B0 = a_cur[idx], a_prev[idx], b_cur[idx], b_prev[idx]
-        dA1, dA0, dB1, dB0 = da_cur[idx], da_prev[idx], db_cur[idx], db_prev[idx]
-        A2 = bn * A1 + an * A0
-        B2 = bn * B1 + an * B0
-        dA2 = bn * dA1 - A1 + an * dA0 + d_an * A0
-        dB2 = bn * dB1 - B1 + an * dB0 + d_an * B0
-        s = 1.0 / B2  # rescaling every quantity by one factor leaves A/B and its derivative
-        a_prev[idx], a_cur[idx] = A1 * s, A2 * s
-        b_prev[idx], b_cur[idx] = B1 * s, np.ones_like(B2)
-        da_prev[idx], da_cur[idx] = dA1 * s, dA2 * s
-        db_prev[idx], db_cur[idx] = dB1 * s, dB2 * s
-        fn = A2 * s
-        dfn = dA2 * s - fn * dB2 * s
+        d_an = 0.0 if n == 1 else n - 1.0
+
+        coefs = (idx, bn, an, d_an, second)
+        (A1, A2), (dA1, dA2), (d2A1, d2A2) = _wallis_step(*coefs, A, dA, d2A)
+        (B1, B2), (dB1, dB2), (d2B1, d2B2) = _wallis_step(*coefs, B, dB, d2B)
+        sc = 1.0 / B2  # rescaling every quantity by one factor leaves A/B and its derivatives
+        A[0][idx], A[1][idx], B[0][idx], B[1][idx] = A1 * sc, A2 * sc, B1 * sc, 1.0
+        dA[0][idx], dA[1][idx], dB[0][idx], dB[1][idx] = dA1 * sc, dA2 * sc, dB1 * sc, dB2 * sc
+        fn = A2 * sc
+        dfn = dA2 * sc - fn * dB2 * sc
         done = (np.abs(fn - f[idx]) <= _EPS * np.abs(fn)) & (
             np.abs(dfn - df[idx]) <= _EPS * np.abs(dfn) + 1e-300
         )
+        if second:
+            d2A[0][idx], d2A[1][idx] = d2A1 * sc, d2A2 * sc
+            d2B[0][idx], d2B[1][idx] = d2B1 * sc, d2B2 * sc
+            # f'' = (A'' - 2 f' B' - f B'') / B, with B = 1 after the rescaling.
+            d2fn = d2A2 * sc - 2 * dfn * dB2 * sc - fn * d2B2 * sc
+            done &= np.abs(d2fn - d2f[idx]) <= _EPS * np.abs(d2fn) + 1e-300
+            d2f[idx] = d2fn
         done |= ~np.isfinite(fn)
         f[idx], df[idx] = fn, dfn
         active[idx[done]] = False
     scale = np.exp(lead)
-    return scale * f, scale * (d_lead * f + df)
+    dq = scale * (d_lead * f + df)
+    if second:
+        d2_lead = -_trigamma64(a)
+        return scale * ((d2_lead + d_lead**2) * f + 2 * d_lead * df + d2f), dq
+    return scale * f, dq
 
 
 def _igamma_parts(a, x):
@@ -220,12 +271,99 @@ defbroadcasting(igamma_grad_a_p)
 defjvp(igamma_grad_a_p, _unimplemented("igamma_grad_a"), _unimplemented("igamma_grad_a"))
 
 
+def _igamma_grad_aa_kernel(a, x):
+    """d^2P/da^2 for float64 operands where P is smooth (a > 0, 0 < x < inf), else NaN."""
+    out = np.full(a.shape, np.nan)
+    body = (a > 0) & np.isfinite(a) & (x > 0) & np.isfinite(x)
+    series = body & (x < a + 1)
+    cf = body & ~series
+    if series.any():
+        out[series] = _gamma_series(a[series], x[series], second=True)[0]
+    if cf.any():
+        out[cf] = -_gamma_cf(a[cf], x[cf], second=True)[0]
+    return out
+
+
+# Not a JAX primitive: random_gamma_grad's derivative in a needs it. JAX's own derivatives of
+# random_gamma_grad come from forward mode through its loops, which stops at no order; this
+# one stops at the second derivative.
+_igamma_grad_aa_p = binop("igamma_grad_aa", _quiet(_igamma_grad_aa_kernel), float_dtypes)
+defbroadcasting(_igamma_grad_aa_p)
+defjvp(_igamma_grad_aa_p, _unimplemented("igamma_grad_aa"), _unimplemented("igamma_grad_aa"))
+
+
+def _forward_only(t):
+    """``t`` itself, as a linear map with no transpose: what JAX's while loops give
+    random_gamma_grad (a jvp, but no reverse mode)."""
+    return _forward_only_p.bind(t)
+
+
+def _forward_only_transpose(ct, t):
+    raise ValueError(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+        "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+        "start/stop."
+    )
+
+
+_forward_only_p = unop("forward_only", lambda t: t, float_dtypes)
+deflinear(_forward_only_p, _forward_only_transpose)
+
+
+def _log_gamma_density(a, x):
+    # log of dP/dx = x^(a-1) e^-x / Gamma(a).
+    return sub(add(neg(x), mul(sub(a, _one(a)), log(x))), lgamma(a))
+
+
+def _random_gamma_grad_kernel(a, x):
+    p_a = _igamma_parts(a, x)[2]
+    with np.errstate(all="ignore"):
+        log_density = -x + (a - 1) * np.log(x) - _lgamma64(a)
+        # Divide in log space so that large a does not overflow the density.
+        out = -p_a / np.exp(log_density)
+    # As in JAX: 0 at x = 0, NaN for x < 0, a <= 0 or NaN operands.
+    out = np.where(x == 0, 0.0, out)
+    return np.where((x < 0) | ~(a > 0) | np.isnan(x), np.nan, out)
+
+
+def _outside_tangent(coef, a, x):
+    """``coef``, but 0 where random_gamma_grad is one of its constants (0 or NaN): JAX selects
+    them, so their tangent is 0."""
+    zero = _const(x, 0)
+    edge = bitwise_or(bitwise_or(le(x, zero), le(a, zero)), bitwise_or(ne(x, x), ne(a, a)))
+    return select(edge, _zeros(coef), coef)
+
+
 def random_gamma_grad(a, x):
     """The derivative of a ``Gamma(a, 1)`` sample ``x`` with respect to ``a``, at fixed
-    quantile: ``-(dP/da) / (dP/dx)``."""
-    # dP/dx = x^(a-1) e^-x / Gamma(a); divide in log space so large a does not overflow.
-    log_density = sub(add(neg(x), mul(sub(a, _one(a)), log(x))), lgamma(a))
-    return neg(div(igamma_grad_a(a, x), exp(log_density)))
+    quantile: ``-(dP/da) / (dP/dx)``. It has a jvp but, as in JAX (whose loops are forward-mode
+    only), no reverse mode."""
+    return random_gamma_grad_p.bind(a, x)
+
+
+random_gamma_grad_p = binop("random_gamma_grad", _quiet(_random_gamma_grad_kernel), float_dtypes)
+defbroadcasting(random_gamma_grad_p)
+
+
+def _random_gamma_grad_jvp_a(g, a, x):
+    # d/da (-P_a / D) = -P_aa / D - r (log x - psi(a)), with r = -P_a / D and D = dP/dx.
+    r = random_gamma_grad(a, x)
+    dlog_density = sub(log(x), digamma(a))
+    coef = sub(
+        neg(div(_igamma_grad_aa_p.bind(a, x), exp(_log_gamma_density(a, x)))), mul(r, dlog_density)
+    )
+    return _forward_only(mul(g, _outside_tangent(coef, a, x)))
+
+
+def _random_gamma_grad_jvp_x(g, a, x):
+    # d/dx (-P_a / D) = -(log x - psi(a)) - r ((a - 1) / x - 1).
+    r = random_gamma_grad(a, x)
+    dx_log_density = sub(div(sub(a, _one(a)), x), _one(x))
+    coef = sub(neg(sub(log(x), digamma(a))), mul(r, dx_log_density))
+    return _forward_only(mul(g, _outside_tangent(coef, a, x)))
+
+
+defjvp(random_gamma_grad_p, _random_gamma_grad_jvp_a, _random_gamma_grad_jvp_x)
 
 
 # ---------------------------------------------------------------------------------------------
