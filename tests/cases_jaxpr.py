@@ -698,6 +698,18 @@ def jit_inner_on_one_line(jax, jnp, lax):
 
 
 @case
+def python_float_constants(jax, jnp, lax):
+    # A Python float made into an array inside the program prints as Python writes it while
+    # it keeps its default type; converted to float32 (against a float32 operand), it prints
+    # the float32 value, folded: no convert_element_type equation.
+    def f(x, w):
+        a = x + jnp.asarray(1e-5) + jnp.array(0.25) * 0.1
+        return a, w * jnp.full((3,), 0.1) + jnp.array(0.1), jnp.maximum(w, 0.3)
+
+    return f, (1.0, CONST)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

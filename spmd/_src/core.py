@@ -546,19 +546,37 @@ class ClosedJaxpr:
     __repr__ = __str__
 
 
+def with_literal_text(x: Any, text: str | None) -> Any:
+    """``x``, a weak concrete scalar standing for a Python float, set to print as ``text`` (as
+    Python writes the float) when a trace stages it as a literal, as JAX prints a Python float
+    that reaches a primitive unconverted."""
+    if text is not None:
+        try:
+            x._py_text = text
+        except AttributeError:  # a NumPy value, before the Array layer is installed
+            pass
+    return x
+
+
+def python_float_scalar(x: Any, value: Any) -> Any:
+    """``x``, made from the Python scalar ``value``: when ``value`` is a float and ``x`` a weak
+    scalar of its default dtype (no conversion happened), ``x`` prints as ``value`` does."""
+    if (
+        type(value) is float
+        and getattr(x, "weak_type", False)
+        and x.dtype == dtypes.default_float_dtype()
+    ):
+        return with_literal_text(x, repr(value))
+    return x
+
+
 def literal_operand(a: Literal) -> Any:
     """The value an interpreter binds for the literal ``a``: a weak literal stays weak (a NumPy
     value would make the result strong), and one written as a Python float keeps its text, so
     staging it again (a jit's linearization) prints it as JAX does (``1e-05``)."""
     if not a.aval.weak_type:
         return a.val
-    x = make_concrete(a.val, True)
-    if a.text is not None:
-        try:
-            x._py_text = a.text
-        except AttributeError:  # a NumPy value, before the Array layer is installed
-            pass
-    return x
+    return with_literal_text(make_concrete(a.val, True), a.text)
 
 
 def eval_jaxpr(

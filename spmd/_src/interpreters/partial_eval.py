@@ -23,6 +23,10 @@ from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, T
 # Rules for primitives that need more than abstract evaluation when traced (none yet: higher-
 # order primitives whose params hold jaxprs are recorded like any other equation).
 custom_staging_rules: dict[core.Primitive, Callable] = {}
+# prim -> (*operands, **params) -> a value, or None to stage the equation after all. Applied
+# when no operand is a tracer: JAX folds such equations (a scalar convert_element_type) into
+# the constant they compute instead of recording them.
+const_fold_rules: dict[core.Primitive, Callable] = {}
 
 
 class JaxprTracer(Tracer):
@@ -115,6 +119,11 @@ class JaxprTrace(core.Trace):
         rule = custom_staging_rules.get(prim)
         if rule is not None:
             return rule(self, *args, **params)
+        fold = const_fold_rules.get(prim)
+        if fold is not None and not any(isinstance(x, Tracer) for x in args):
+            out = fold(*args, **params)
+            if out is not None:
+                return out
         atoms = [self.to_atom(x) for x in args]
         avals = [a.aval for a in atoms]
         out = prim.abstract_eval(*avals, **params)

@@ -1050,6 +1050,7 @@ def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
             fill = convert_element_type(fill_value, dt, weak_type=weak)
     elif dtypes.is_python_scalar(fill_value):
         fill = core.make_concrete(dtypes.coerce_scalar(fill_value, dt), weak)
+        fill = core.python_float_scalar(fill, fill_value)
     else:  # NumPy scalars and 0-d arrays
         with np.errstate(all="ignore"):
             fill = core.make_concrete(np.asarray(fill_value).astype(dt), weak)

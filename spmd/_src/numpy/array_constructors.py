@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 import numpy as np
-from spmd._src import dtypes
+from spmd._src import core, dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.lax import elementwise as lax
@@ -126,7 +126,9 @@ def array(
         _check_valid_value(object)
         if dtypes.is_python_scalar(object):
             weak = dt is None and dtypes.is_weakly_typed(object)
-            out = Array(dtypes.coerce_scalar(object, dt), weak_type=weak)
+            out = core.python_float_scalar(
+                Array(dtypes.coerce_scalar(object, dt), weak_type=weak), object
+            )
         else:
             v = np.array(object) if copy else np.asarray(object)
             target = dt if dt is not None else dtypes.canonicalize_dtype(v.dtype)

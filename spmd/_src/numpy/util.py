@@ -79,12 +79,11 @@ def convert(x: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
     if dtypes.is_python_scalar(x):
         # A Python scalar operand converts as a weakly typed value does in JAX: through its
         # default dtype, wrapping (int8_array + 300 is int8_array + 44), not raising.
-        out = Array(dtypes.coerce_scalar(x, dtype, weak=True), weak_type=weak_type)
-        if type(x) is float and weak_type and dtype == dtypes.default_float_dtype():
-            # No conversion in JAX: the Python float itself reaches the primitive, and a jaxpr
-            # prints it as Python writes it (``add f 1e-05:f32[]``).
-            out._py_text = repr(x)
-        return out
+        # No conversion in JAX when the float keeps its default type: the Python float itself
+        # reaches the primitive, and a jaxpr prints it as Python writes it (``add f 1e-05``).
+        return core.python_float_scalar(
+            Array(dtypes.coerce_scalar(x, dtype, weak=True), weak_type=weak_type), x
+        )
     x = to_array(x)
     if x.dtype == dtype and x.weak_type == weak_type:
         return x

@@ -8,6 +8,7 @@ import numpy as np
 from spmd._src import core, dtypes, tree_util
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.interpreters import partial_eval as pe
 from spmd._src.lax.elementwise.common import _dtype
 from spmd._src.lax.rules import defjvp_zero, deflinear, defvectorized, moveaxis
 from spmd._src.lax.utils import any_dtype, check_dtype_kind, float_dtypes, standard_primitive, unop
@@ -84,7 +85,19 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
     ]
 
 
+def _convert_const_fold(x, *, new_dtype, weak_type, sharding):
+    # A scalar constant is converted when traced, not staged, as JAX does: ``x * jnp.array(0.1)``
+    # with a float32 ``x`` prints the converted literal, with no convert_element_type equation.
+    if sharding is not None or np.shape(x) != ():
+        return None
+    with core.set_current_trace(core.eval_trace):
+        return convert_element_type_p.bind(
+            x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding
+        )
+
+
 defvectorized(convert_element_type_p)
+pe.const_fold_rules[convert_element_type_p] = _convert_const_fold
 ad.primitive_jvps[convert_element_type_p] = _convert_jvp
 ad.primitive_transposes[convert_element_type_p] = _convert_transpose
 
