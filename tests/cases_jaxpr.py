@@ -710,6 +710,30 @@ def python_float_constants(jax, jnp, lax):
 
 
 @case
+def value_and_grad_allow_int(jax, jnp, lax):
+    # An integer argument's cotangent is a float0 literal, printed as NumPy writes it.
+    f = jax.value_and_grad(lambda x, n: x * n, argnums=(0, 1), allow_int=True)
+    return f, (2.0, 3)
+
+
+@case
+def remat_policy(jax, jnp, lax):
+    # A callable parameter prints with its address masked.
+    policy = jax.checkpoint_policies.nothing_saveable
+    return jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)), policy=policy)), (0.5,)
+
+
+@case
+def grad_vmap_cond_batched_predicate(jax, jnp, lax):
+    # A batched predicate turns cond into select_n over an int32 index: its jvp makes one zero
+    # tangent, and its transpose picks each branch's cotangent where the index equals it.
+    def f(xs):
+        return jax.vmap(lambda x: lax.cond(x > 2, jnp.sin, jnp.cos, x))(xs).sum()
+
+    return jax.grad(f), (CONST,)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -457,6 +457,8 @@ def _literal_str(val: Any) -> str:
         return str(int(v))
     if kind == "c":
         return str(complex(v))
+    if v.dtype.names is not None:  # float0, the tangent type of integers: NumPy's (b'',)
+        return str(v)
     return str(float(v))
 
 

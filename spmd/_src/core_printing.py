@@ -11,6 +11,7 @@ print as ``f32[4,4]``, with the mesh axes a shard_map body value varies over as 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,7 +66,12 @@ def _pp_value(v: Any, ctx: PPContext) -> pp.Doc:
         # A tuple of jaxprs (cond's branches) prints one jaxpr per line, as JAX does.
         items = pp.concat([pp.concat([pp.hardline(), _pp_value(x, ctx)]) for x in v])
         return pp.concat([pp.text("("), pp.nest(2, items), pp.hardline(), pp.text(")")])
-    return pp.text(str(v))
+    # An object's address (a remat policy's ``<function f at 0x7f...>``) is masked, as JAX
+    # masks it: the same program prints the same text in every process.
+    return pp.text(_ADDRESS.sub(" at 0xXXXXXXXXXXXX>", str(v)))
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
 
 
 def pp_kv_pairs(pairs: list[tuple[str, Any]], ctx: PPContext) -> pp.Doc:

@@ -7,8 +7,8 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src.interpreters import ad, batching, sharding_rules
-from spmd._src.lax.elementwise.bitwise import bitwise_and, gt, lt
-from spmd._src.lax.elementwise.common import _bcast_like, _shape, _zeros
+from spmd._src.lax.elementwise.bitwise import bitwise_and, eq, gt, lt
+from spmd._src.lax.elementwise.common import _bcast_like, _const, _shape, _zeros
 from spmd._src.lax.rules import bdim_at_front, defjvp
 from spmd._src.lax.utils import standard_primitive
 
@@ -138,7 +138,10 @@ def _select_n_jvp(primals, tangents, primal_out):
     case_tangents = tangents[1:]
     if all(type(t) is ad.Zero for t in case_tangents):
         return ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
-    return select_n_p.bind(which, *[ad.instantiate(t) for t in case_tangents])
+    # One zero tangent, made whether a case needs it or not, as JAX's rule makes it (an
+    # unused one prints as `_ = broadcast_in_dim 0.0`).
+    zeros = _zeros(next(t for t in case_tangents if type(t) is not ad.Zero))
+    return select_n_p.bind(which, *[zeros if type(t) is ad.Zero else t for t in case_tangents])
 
 
 def _select_n_transpose(ct, which, *cases):
@@ -147,13 +150,16 @@ def _select_n_transpose(ct, which, *cases):
     if type(ct) is ad.Zero:
         return [None] + [ad.Zero(c.aval) if ad.is_undefined_primal(c) else None for c in cases]
     zeros = _zeros(ct)
-    # Each linear case receives the cotangent where it was selected, zero elsewhere.
-    return [None] + [
-        select_n(which, *[ct if i == j else zeros for j in range(len(cases))])
-        if ad.is_undefined_primal(c)
-        else None
-        for i, c in enumerate(cases)
-    ]
+    # Each linear case receives the cotangent where it was selected, zero elsewhere: by the
+    # bool predicate itself, or (an int32 one) where it equals the case's index, as JAX does.
+    is_bool = np.dtype(core.get_aval(which).dtype) == np.bool_
+
+    def ct_of(i):
+        if is_bool:
+            return select_n(which, *((ct, zeros) if i == 0 else (zeros, ct)))
+        return select_n(eq(which, _const(which, i)), zeros, ct)
+
+    return [None] + [ct_of(i) if ad.is_undefined_primal(c) else None for i, c in enumerate(cases)]
 
 
 batching.primitive_batchers[select_n_p] = _select_n_vmap
