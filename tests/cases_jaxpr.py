@@ -734,6 +734,19 @@ def grad_vmap_cond_batched_predicate(jax, jnp, lax):
 
 
 @case
+def vmap_stack_keeps_batch_dims(jax, jnp, lax):
+    # Operands batched at the same dimension are stacked where they are (the result's batch
+    # dimension moves, then out_axes moves it back), as JAX's rule does.
+    def f(a, b):
+        s0 = jax.vmap(lambda u, v: jnp.stack([u, v]))(a, b)
+        s1 = jax.vmap(lambda u, v: jnp.stack([u, v], axis=1), in_axes=1)(a, b)
+        s2 = jax.vmap(lambda u, v: jnp.stack([u, v], axis=-1))(a, b)
+        return s0, s1, s2
+
+    return f, (X34, X34 + 1)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -845,7 +845,14 @@ stack_p = standard_primitive(
 
 
 def _stack_vmap(axis_data, vals, dims, *, axis):
-    xs = [bdim_at_front(x, d, axis_data.size) for x, d in zip(vals, dims)]
+    d = dims[0]
+    if d is not None and all(e == d for e in dims):
+        # Operands batched alike stay where they are, as in JAX's rule: the new axis goes in
+        # before the batch dimension when it comes at or before it.
+        if axis <= d:
+            return stack_p.bind(*vals, axis=axis), d + 1
+        return stack_p.bind(*vals, axis=axis + 1), d
+    xs = [bdim_at_front(x, e, axis_data.size) for x, e in zip(vals, dims)]
     return stack_p.bind(*xs, axis=axis + 1), 0
 
 
