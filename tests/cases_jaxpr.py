@@ -747,6 +747,28 @@ def vmap_stack_keeps_batch_dims(jax, jnp, lax):
 
 
 @case
+def var_std_jitted(jax, jnp, lax):
+    # jnp.var and jnp.std are jits, as in JAX: the correction, mean and where are operands.
+    def f(a):
+        return (
+            jnp.var(a),
+            jnp.var(a, axis=0, keepdims=True, where=a > 0.3),
+            jnp.var(a, ddof=1.5, mean=jnp.float32(1)),
+            jnp.std(a, axis=1, correction=1),
+        )
+
+    return f, (X34,)
+
+
+@case
+def var_grad_and_vmap(jax, jnp, lax):
+    def f(a):
+        return jax.grad(lambda b: jnp.std(b, axis=1).sum())(a), jax.vmap(jnp.var)(a)
+
+    return f, (X34,)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

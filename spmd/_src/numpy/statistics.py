@@ -36,7 +36,13 @@ from spmd._src.numpy.reductions import (
     nansum,
     sum,
 )
-from spmd._src.numpy.util import check_arraylike, convert, promote_dtypes_inexact, to_array
+from spmd._src.numpy.util import (
+    _named_jit,
+    check_arraylike,
+    convert,
+    promote_dtypes_inexact,
+    to_array,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Means and moments
@@ -121,7 +127,9 @@ def _moment(fn, a, axis, dtype, out, ddof, keepdims, where, mean_arg, correction
         mu = mean_fn(x, axes, dtype=comp_dt, keepdims=True, where=w)
     else:
         check_arraylike(fn, mean_arg)
-        mu = _broadcast_to(convert(mean_arg, comp_dt), x.shape)
+        mu = convert(mean_arg, comp_dt)
+        # A scalar mean is subtracted as it is (lax broadcasts rank 0), as in JAX.
+        mu = mu if np.ndim(mu) == 0 else _broadcast_to(mu, x.shape)
     centered = lax.sub(x, mu)
     if nan:
         centered = _where(_isnan(x), _const(0, comp_dt), centered)
@@ -157,7 +165,8 @@ def var(
     >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
     Array(1.25, dtype=float32)
     """
-    return _moment("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction, nan=False)
+    args = _moment_args("var", a, axis, dtype, out, ddof, correction)
+    return _var_jit(a, mean, args[0], where, axis=args[1], dtype=dtype, keepdims=keepdims)
 
 
 def std(
@@ -177,8 +186,35 @@ def std(
     >>> jnp.std(jnp.array([1.0, 3.0]))
     Array(1., dtype=float32)
     """
-    v = _moment("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction, nan=False)
-    return lax.sqrt(v)
+    args = _moment_args("std", a, axis, dtype, out, ddof, correction)
+    return _std_jit(a, mean, args[0], where, axis=args[1], dtype=dtype, keepdims=keepdims)
+
+
+def _moment_args(fn, a, axis, dtype, out, ddof, correction):
+    """(correction, canonical axes) of var/std, with their argument errors raised before
+    tracing, under the public function's name."""
+    check_arraylike(fn, a)
+    _check_out(fn, out)
+    _var_dtypes(fn, dtypes.dtype(a, canonicalize=True), dtype)
+    return _correction(ddof, correction), _canonical_axes(fn, axis, np.ndim(a))
+
+
+# Jitted as in JAX 0.10, with the correction, mean and where traced (its arguments in this
+# order), so that they print as `jit[name=_var]` and `jit[name=_std]`.
+def _var_body(a, mean_arg, correction, where, *, axis, dtype, keepdims):
+    return _moment(
+        "var", a, axis, dtype, None, correction, keepdims, where, mean_arg, None, nan=False
+    )
+
+
+def _std_body(a, mean_arg, correction, where, *, axis, dtype, keepdims):
+    return lax.sqrt(
+        _var_jit(a, mean_arg, correction, where, axis=axis, dtype=dtype, keepdims=keepdims)
+    )
+
+
+_var_jit = _named_jit("_var", _var_body, ("axis", "dtype", "keepdims"))
+_std_jit = _named_jit("_std", _std_body, ("axis", "dtype", "keepdims"))
 
 
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
