@@ -769,6 +769,17 @@ def var_grad_and_vmap(jax, jnp, lax):
 
 
 @case
+def numpy_index_mask_is_constant(jax, jnp, lax):
+    # A NumPy index array's negative mask is computed when tracing (a constant of the program).
+    idx = np.array([2, -1], np.int32)
+
+    def f(x):
+        return x[idx], jax.grad(lambda v: v.at[idx].add(v[0]).sum())(x)
+
+    return f, (CONST,)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

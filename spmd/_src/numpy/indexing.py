@@ -207,7 +207,12 @@ def _normalize(x: Any, size: int) -> Any:
     aval = core.get_aval(x)
     if dtypes.issubdtype(aval.dtype, np.unsignedinteger):
         return x
-    negative = lax_elem.lt(x, _scalar_like(aval, 0))
+    # A NumPy index's mask is computed by NumPy, as JAX computes it (a constant of the
+    # program); the select and the add are staged either way.
+    if isinstance(x, np.ndarray):
+        negative = np.less(x, 0)
+    else:
+        negative = lax_elem.lt(x, _scalar_like(aval, 0))
     return lax_elem.select_n(negative, x, lax_elem.add(x, _scalar_like(aval, size)))
 
 
