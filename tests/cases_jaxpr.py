@@ -780,6 +780,26 @@ def numpy_index_mask_is_constant(jax, jnp, lax):
 
 
 @case
+def numpy_functions_that_are_jits(jax, jnp, lax):
+    # round, around, rint, arccosh, signbit, isinf, fmod and remainder are jits in JAX 0.10;
+    # an integer remainder divides by one where the divisor is zero.
+    def f(x, i):
+        return (
+            jnp.round(x, 2),
+            jnp.around(x),
+            jnp.rint(x),
+            jnp.arccosh(x + 1.0),
+            jnp.signbit(x),
+            jnp.isinf(x),
+            jnp.fmod(x, 0.7),
+            x % 2.0,
+            jnp.remainder(i, 3),
+        )
+
+    return f, (CONST, np.array([5, -3, 0], np.int32))
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -321,11 +321,7 @@ def trace(
 # where, select, nonzero
 
 
-def _where_body(condition, x, y):
-    return ufuncs.where_(condition, x, y)
-
-
-_where_jit = _named_jit("_where", _where_body)
+_where_jit = ufuncs._where_jit
 
 
 def where(

@@ -18,6 +18,7 @@ from spmd._src.custom_derivatives import custom_jvp
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy.util import (
+    _named_jit,
     check_arraylike,
     promote_args,
     promote_args_inexact,
@@ -99,7 +100,8 @@ arctan = _one_to_one_unop("arctan", lax.atan, "inexact")
 sinh = _one_to_one_unop("sinh", lax.sinh, "inexact")
 cosh = _one_to_one_unop("cosh", lax.cosh, "inexact")
 arcsinh = _one_to_one_unop("arcsinh", lax.asinh, "inexact")
-arccosh = _one_to_one_unop("arccosh", lax.acosh, "inexact")
+# A jit in JAX 0.10 (it prints as `jit[name=arccosh]`), unlike the other unary ufuncs.
+arccosh = _named_jit("arccosh", _one_to_one_unop("arccosh", lax.acosh, "inexact"))
 arctanh = _one_to_one_unop("arctanh", lax.atanh, "inexact")
 sqrt = _one_to_one_unop("sqrt", lax.sqrt, "inexact")
 cbrt = _one_to_one_unop("cbrt", lax.cbrt, "inexact")
@@ -183,7 +185,17 @@ def round(a, decimals: int = 0, out=None):
     return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
 
 
-around = round
+# round, rint, isinf, signbit, remainder and fmod are jits in JAX 0.10, printed as
+# `jit[name=...]`; around is a jit calling round's.
+round = _named_jit("round", round, ("decimals", "out"))
+rint = _named_jit("rint", rint)
+
+
+def _around(a, decimals: int = 0, out=None):
+    return round(a, decimals, out)
+
+
+around = _named_jit("around", _around, ("decimals", "out"))
 
 
 def _const(like, value):
@@ -214,6 +226,9 @@ def isinf(x, /):
     return full_like_bool(x, False)
 
 
+isinf = _named_jit("isinf", isinf)
+
+
 def isnan(x, /):
     """Elementwise test for NaN."""
     check_arraylike("isnan", x)
@@ -239,8 +254,16 @@ def signbit(x, /):
         return lax.lt(x, _const(x, 0))
     if x.dtype == np.bool_:
         return full_like_bool(x, False)
-    itype = np.dtype(f"int{x.dtype.itemsize * 8}")
-    return lax.lt(lax.bitcast_convert_type(x, itype), to_array(np.asarray(0, itype)))
+    # The sign bit shifted over the whole word, then compared with zero, as JAX computes it.
+    bits = x.dtype.itemsize * 8
+    itype = np.dtype(f"int{bits}")
+    shifted = lax.shift_right_arithmetic(
+        lax.bitcast_convert_type(x, itype), to_array(np.asarray(bits - 1, itype))
+    )
+    return lax.convert_element_type(shifted, np.bool_)
+
+
+signbit = _named_jit("signbit", signbit)
 
 
 def full_like_bool(x, value: bool):
@@ -409,12 +432,17 @@ def remainder(x1, x2, /):
     """Elementwise remainder with the sign of the divisor (Python's ``%``)."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
     zero = _const(x1, 0)
+    if dtypes.is_int(x2.dtype):
+        # An integer divisor of zero divides by one instead (the remainder is then 0), as
+        # in JAX.
+        x2 = _where_jit(lax.eq(x2, _const(x2, 0)), _const(x2, 1), x2)
     trunc_mod = lax.rem(x1, x2)
     trunc_mod_not_zero = lax.ne(trunc_mod, zero)
     do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), trunc_mod_not_zero)
     return lax.select_n(do_plus, trunc_mod, lax.add(trunc_mod, x2))
 
 
+remainder = _named_jit("remainder", remainder)
 mod = remainder
 
 
@@ -422,6 +450,9 @@ def fmod(x1, x2, /):
     """Elementwise remainder with the sign of the dividend (C's ``fmod``)."""
     x1, x2 = promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, x2)
+
+
+fmod = _named_jit("fmod", fmod)
 
 
 def divmod(x1, x2, /):
@@ -611,6 +642,14 @@ def where_(cond, x, y):
     else:
         cond, x, y = _broadcast_all("where", cond, x, y)
     return lax.select_n(cond, y, x)
+
+
+def _where_body(condition, x, y):
+    return where_(condition, x, y)
+
+
+# jnp.where's three-argument form, a jit named _where as in JAX (other jnp functions call it).
+_where_jit = _named_jit("_where", _where_body)
 
 
 def _broadcast_all(name: str, *args: Any) -> list[Any]:
