@@ -800,6 +800,21 @@ def numpy_functions_that_are_jits(jax, jnp, lax):
 
 
 @case
+def nan_reductions_are_jits(jax, jnp, lax):
+    def f(x, m):
+        return (
+            jnp.nansum(x),
+            jnp.nanprod(m, axis=1, keepdims=True),
+            jnp.nanmax(x),
+            jnp.nanmin(m, axis=0),
+            jnp.nanmean(x),
+            jnp.nansum(m, axis=(0, 1), where=m > 0.2),
+        )
+
+    return f, (np.array([0.3, np.nan, 2.5], np.float32), X34)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -22,7 +22,7 @@ from spmd._src.array import Array
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
-from spmd._src.numpy.util import check_arraylike, convert, promote_dtypes, to_array
+from spmd._src.numpy.util import _named_jit, check_arraylike, convert, promote_dtypes, to_array
 
 AxisError = np.exceptions.AxisError
 
@@ -477,12 +477,7 @@ def _replace_nan(x: Any, value: Any) -> Any:
     return _where(_isnan(x), _const(value, x.dtype), x)
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
-    """``sum`` treating NaNs as zero.
-
-    >>> jnp.nansum(jnp.array([1.0, jnp.nan, 2.0]))
-    Array(3., dtype=float32)
-    """
+def _nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
     check_arraylike("nansum", a)
     x = to_array(a)
     if _is_inexact(x.dtype):
@@ -490,12 +485,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=N
     return sum(x, axis, dtype, out, keepdims, initial, where)
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
-    """``prod`` treating NaNs as one.
-
-    >>> jnp.nanprod(jnp.array([2.0, jnp.nan, 3.0]))
-    Array(6., dtype=float32)
-    """
+def _nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
     check_arraylike("nanprod", a)
     x = to_array(a)
     if _is_inexact(x.dtype):
@@ -508,12 +498,60 @@ def _nan_extremum(fn, reduce_fn, fill, a, axis, out, keepdims, initial, where):
     x = to_array(a)
     if not _is_inexact(x.dtype):
         return reduce_fn(x, axis, out, keepdims, initial, where)
-    mask = _isnan(x)
-    r = reduce_fn(_where(mask, _const(fill, x.dtype), x), axis, out, keepdims, initial, where)
+    r = reduce_fn(_where(_isnan(x), _const(fill, x.dtype), x), axis, out, keepdims, initial, where)
     if initial is None:
-        # All-NaN slices give NaN (the fill value would otherwise leak out).
-        r = _where(all(mask, axis, keepdims=keepdims, where=where), _const(np.nan, x.dtype), r)
+        # All-NaN slices give NaN (the fill value would otherwise leak out); the mask is
+        # computed again, as JAX does.
+        all_nan = all(_isnan(x), axis, keepdims=keepdims, where=where)
+        r = _where(all_nan, _const(np.nan, x.dtype), r)
     return r
+
+
+def _nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    return _nan_extremum("nanmax", max, -np.inf, a, axis, out, keepdims, initial, where)
+
+
+def _nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    return _nan_extremum("nanmin", min, np.inf, a, axis, out, keepdims, initial, where)
+
+
+# The NaN-ignoring reductions are jits in JAX 0.10 (printed as `jit[name=nansum]`...), with
+# the array, initial and where as operands.
+_STATIC = ("axis", "dtype", "out", "keepdims")
+_nansum_jit = _named_jit("nansum", _nansum, _STATIC)
+_nanprod_jit = _named_jit("nanprod", _nanprod, _STATIC)
+_nanmax_jit = _named_jit("nanmax", _nanmax, ("axis", "out", "keepdims"))
+_nanmin_jit = _named_jit("nanmin", _nanmin, ("axis", "out", "keepdims"))
+
+
+def _static_axis(axis: Any) -> Any:
+    # A static argument must be hashable: a list of axes is taken as the tuple (JAX 0.10
+    # raises for a list here, though jnp.sum takes one).
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """``sum`` treating NaNs as zero.
+
+    >>> jnp.nansum(jnp.array([1.0, jnp.nan, 2.0]))
+    Array(3., dtype=float32)
+    """
+    axis = _static_axis(axis)
+    return _nansum_jit(
+        a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where
+    )
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """``prod`` treating NaNs as one.
+
+    >>> jnp.nanprod(jnp.array([2.0, jnp.nan, 3.0]))
+    Array(6., dtype=float32)
+    """
+    axis = _static_axis(axis)
+    return _nanprod_jit(
+        a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where
+    )
 
 
 def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
@@ -522,7 +560,8 @@ def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
     >>> jnp.nanmax(jnp.array([1.0, jnp.nan, 3.0]))
     Array(3., dtype=float32)
     """
-    return _nan_extremum("nanmax", max, -np.inf, a, axis, out, keepdims, initial, where)
+    axis = _static_axis(axis)
+    return _nanmax_jit(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
 
 def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
@@ -531,7 +570,8 @@ def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
     >>> jnp.nanmin(jnp.array([1.0, jnp.nan, 3.0]))
     Array(1., dtype=float32)
     """
-    return _nan_extremum("nanmin", min, np.inf, a, axis, out, keepdims, initial, where)
+    axis = _static_axis(axis)
+    return _nanmin_jit(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -266,6 +266,11 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     >>> jnp.nanmean(jnp.array([1.0, jnp.nan, 3.0]))
     Array(2., dtype=float32)
     """
+    axis = tuple(axis) if isinstance(axis, list) else axis
+    return _nanmean_jit(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+
+
+def _nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
     check_arraylike("nanmean", a)
     _check_out("nanmean", out)
     x = to_array(a)
@@ -279,6 +284,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     normalizer = sum(valid, axes, dtype=dtype, keepdims=keepdims, where=where)
     total = nansum(x, axes, dtype=dtype, keepdims=keepdims, where=where)
     return lax.div(total, normalizer)
+
+
+# A jit in JAX 0.10, printed as `jit[name=nanmean]`.
+_nanmean_jit = _named_jit("nanmean", _nanmean, ("axis", "dtype", "out", "keepdims"))
 
 
 def nanvar(
