@@ -815,6 +815,15 @@ def nan_reductions_are_jits(jax, jnp, lax):
 
 
 @case
+def numpy_where_based_functions_are_jits(jax, jnp, lax):
+    # trunc, copysign, fmax and fmin are jits that select with the _where jit, as in JAX.
+    def f(x, y):
+        return jnp.trunc(x), jnp.copysign(x, y), jnp.fmax(x, y), jnp.fmin(x, y)
+
+    return f, (np.array([0.3, -1.2, np.nan], np.float32), np.array([np.nan, 2.0, -0.5], np.float32))
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -165,9 +165,10 @@ def trunc(x, /):
     (x,) = promote_dtypes(x)
     if not dtypes.is_float(x.dtype):
         return x
-    return where_(lax.lt(x, lax.convert_element_type(0, x.dtype)), lax.ceil(x), lax.floor(x))
+    return _where_jit(lax.lt(x, lax.convert_element_type(0, x.dtype)), lax.ceil(x), lax.floor(x))
 
 
+trunc = _named_jit("trunc", trunc)
 fix = trunc
 
 
@@ -602,19 +603,28 @@ radians, degrees = deg2rad, rad2deg
 
 def copysign(x1, x2, /):
     x1, x2 = promote_args_inexact("copysign", x1, x2)
-    return where_(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+    return _where_jit(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+copysign = _named_jit("copysign", copysign)
 
 
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
     x1, x2 = promote_args("fmax", x1, x2)
-    return where_(lax.bitwise_or(lax.gt(x1, x2), isnan(x2)), x1, x2)
+    return _where_jit(lax.bitwise_or(lax.gt(x1, x2), isnan(x2)), x1, x2)
+
+
+fmax = _named_jit("fmax", fmax)
 
 
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
     x1, x2 = promote_args("fmin", x1, x2)
-    return where_(lax.bitwise_or(lax.lt(x1, x2), isnan(x2)), x1, x2)
+    return _where_jit(lax.bitwise_or(lax.lt(x1, x2), isnan(x2)), x1, x2)
+
+
+fmin = _named_jit("fmin", fmin)
 
 
 def heaviside(x1, x2, /):
