@@ -30,6 +30,7 @@ from spmd._src.numpy.reductions import (
     _keepdims_shape,
     _real_dtype,
     _scalar_operand,
+    _static_axis,
     _upcast_f16,
     _where,
     any,
@@ -165,8 +166,8 @@ def var(
     >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
     Array(1.25, dtype=float32)
     """
-    args = _moment_args("var", a, axis, dtype, out, ddof, correction)
-    return _var_jit(a, mean, args[0], where, axis=args[1], dtype=dtype, keepdims=keepdims)
+    correction, axes = _moment_args("var", a, axis, dtype, out, ddof, correction)
+    return _var_jit(a, mean, correction, where, axis=axes, dtype=dtype, keepdims=keepdims)
 
 
 def std(
@@ -186,8 +187,8 @@ def std(
     >>> jnp.std(jnp.array([1.0, 3.0]))
     Array(1., dtype=float32)
     """
-    args = _moment_args("std", a, axis, dtype, out, ddof, correction)
-    return _std_jit(a, mean, args[0], where, axis=args[1], dtype=dtype, keepdims=keepdims)
+    correction, axes = _moment_args("std", a, axis, dtype, out, ddof, correction)
+    return _std_jit(a, mean, correction, where, axis=axes, dtype=dtype, keepdims=keepdims)
 
 
 def _moment_args(fn, a, axis, dtype, out, ddof, correction):
@@ -266,8 +267,9 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     >>> jnp.nanmean(jnp.array([1.0, jnp.nan, 3.0]))
     Array(2., dtype=float32)
     """
-    axis = tuple(axis) if isinstance(axis, list) else axis
-    return _nanmean_jit(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    return _nanmean_jit(
+        a, axis=_static_axis(axis), dtype=dtype, out=out, keepdims=keepdims, where=where
+    )
 
 
 def _nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
