@@ -1,0 +1,147 @@
+"""Golden cases for ``lax.associative_scan``, ``lax.reduce_window`` (and its sum/max/min
+primitives), ``lax.reduce`` and the small lax helpers: one list, run by JAX and by spmd.
+
+Each case is a name, a maker ``make(jnp, lax) -> fn`` and a tuple of NumPy (or Python)
+arguments. ``tests/golden_gen/lax_more_gen.py`` (under real JAX) records every output leaf of
+``fn(*args)`` and ``jax.jit(fn)(*args)``, the gradient of ``weighted_sum(fn(*args))`` for cases
+with ``grad`` argnums, or the exception class JAX raises, into ``tests/golden/lax_more.json``;
+``tests/test_lax_more.py`` (no JAX) runs the cases with spmd and compares. Inputs are
+deterministic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """``make(jnp, lax)`` gives the function to call on ``args``. ``grad``: argnums of
+    ``weighted_sum(fn(*args))`` to differentiate (None: none). ``error``: the builtin exception
+    class JAX raises; ``match``: a regular expression spmd's message must match (it names the
+    function, the argument and the sizes). ``jit=False``: eager only (static arguments)."""
+
+    name: str
+    make: Callable[[Any, Any], Callable]
+    args: tuple
+    grad: tuple[int, ...] | None = None
+    jit: bool = True
+    error: str | None = None
+    match: str | None = None
+
+
+CASES: list[Case] = []
+
+
+def case(name: str, make, *args, **kw) -> None:
+    if any(c.name == name for c in CASES):
+        raise ValueError(f"duplicate case name {name!r}")
+    CASES.append(Case(name, make, tuple(args), **kw))
+
+
+def flatten(out: Any) -> tuple[str, list]:
+    """A structure string and the leaves of nested tuples/lists/dicts (own, so that both sides
+    describe structures identically)."""
+    if isinstance(out, dict):
+        parts = [(k, flatten(out[k])) for k in sorted(out)]
+        s = "{" + ",".join(f"{k}:{p[0]}" for k, p in parts) + "}"
+        return s, [x for _, p in parts for x in p[1]]
+    if isinstance(out, (tuple, list)):
+        parts = [flatten(o) for o in out]
+        br = "()" if isinstance(out, tuple) else "[]"
+        return br[0] + ",".join(s for s, _ in parts) + br[1], [x for _, ls in parts for x in ls]
+    return "*", [out]
+
+
+def weights(shape) -> np.ndarray:
+    n = int(np.prod(shape, dtype=np.int64))
+    return (1 + 0.5 * np.cos(np.arange(n) * 1.3)).astype(np.float32).reshape(shape)
+
+
+def weighted_sum(jnp, out):
+    """A scalar loss: the weighted sum of the floating-point outputs."""
+    total = 0.0
+    for leaf in flatten(out)[1]:
+        if np.dtype(leaf.dtype).kind != "f":
+            continue
+        total = total + jnp.sum(leaf.astype(np.float32) * weights(leaf.shape))
+    return total
+
+
+f32 = np.float32
+i32 = np.int32
+X7 = (np.arange(7, dtype=f32) * 0.37 - 1.1).astype(f32)
+X35 = (np.cos(np.arange(15, dtype=f32) * 1.7) * 3).astype(f32).reshape(3, 5)
+I35 = (np.arange(15, dtype=i32).reshape(3, 5) * 7 % 11) - 4
+TIES = np.array([1, 3, 3, 2, 5, 5, 5, 0], f32)  # ties for max/min derivatives
+B6 = np.array([False, True, False, False, True, False])
+X246 = (np.sin(np.arange(48, dtype=f32) * 0.9) * 2).astype(f32).reshape(2, 4, 6)
+
+# ---------------------------------------------------------------------------------------------
+# associative_scan
+
+
+def AS(fn_name: str, **kw):
+    """Maker of ``lax.associative_scan(<jnp or lax fn>, x, **kw)``."""
+
+    def make(jnp, lax):
+        fn = getattr(lax, fn_name) if hasattr(lax, fn_name) else getattr(jnp, fn_name)
+        return lambda x: lax.associative_scan(fn, x, **kw)
+
+    return make
+
+
+case("as_add_f32", AS("add"), X7, grad=(0,))
+case("as_add_reverse", AS("add", reverse=True), X7, grad=(0,))
+case("as_add_int_axis1", AS("add", axis=1), I35)
+case("as_add_int_axis_neg1", AS("add", axis=-1), I35)
+case("as_add_int_axis1_reverse", AS("add", axis=1, reverse=True), I35)
+case("as_mul_axis0", AS("mul", axis=0), X35, grad=(0,))
+case("as_mul_axis1", AS("mul", axis=1), X35, grad=(0,))
+case("as_max_ties", AS("max"), TIES, grad=(0,))
+case("as_max_ties_reverse", AS("max", reverse=True), TIES, grad=(0,))
+case("as_min_3d_axis2", AS("min", axis=2), X246, grad=(0,))
+case("as_max_3d_axis1_reverse", AS("max", axis=1, reverse=True), X246, grad=(0,))
+case("as_or_bool", AS("logical_or"), B6)
+case("as_len1", AS("add"), X7[:1], grad=(0,))
+case("as_len2", AS("add"), X7[:2], grad=(0,))
+case("as_len0", AS("add"), X7[:0])
+
+
+def _affine(jnp, lax):
+    # Composition of affine maps x -> a x + b: the classic pytree-valued associative scan.
+    def fn(p, q):
+        (a1, b1), (a2, b2) = p, q
+        return (a1 * a2, a2 * b1 + b2)
+
+    return lambda a, b: lax.associative_scan(fn, (a, b))
+
+
+def _affine_dict(jnp, lax):
+    def fn(p, q):
+        return {"a": p["a"] * q["a"], "b": q["a"] * p["b"] + q["b"]}
+
+    return lambda a, b: lax.associative_scan(fn, {"a": a, "b": b}, reverse=True, axis=1)
+
+
+case("as_pytree_affine", _affine, X7, X7[::-1].copy(), grad=(0, 1))
+case("as_pytree_dict_reverse_axis1", _affine_dict, X35, X35 * 0.5, grad=(0, 1))
+case(
+    "as_err_lengths",
+    lambda jnp, lax: lambda a, b: lax.associative_scan(lax.add, (a, b)),
+    X7[:3],
+    X7[:4],
+    error="ValueError",
+    match=r"associative_scan.*same first dimension.*\(3,\).*\(4,\)",
+)
+case(
+    "as_err_axis",
+    AS("add", axis=2),
+    X7,
+    error="ValueError",
+    match=r"associative_scan: axis 2 is out of bounds for array of dimension 1",
+)

@@ -1,0 +1,144 @@
+"""``lax.associative_scan``, ``lax.reduce_window``, ``lax.reduce`` and the small lax helpers
+against results recorded from JAX 0.10 (``tests/golden/lax_more.json``, written by
+``tests/golden_gen/lax_more_gen.py`` from the cases of ``tests/cases_lax_more.py``; JAX is not
+needed here).
+
+Each case runs eagerly and under ``spmd.jit``: dtypes, weak types and shapes must be exact,
+integers and bools exact, float32 within ``RTOL``. Gradients of a weighted sum are compared the
+same way. Error cases raise the builtin exception class JAX raises, with a message naming the
+function, the argument and the sizes. ``vmap`` is checked against a loop over examples.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cases_lax_more import CASES, flatten, weighted_sum
+from golden_compare import to_spmd
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "lax_more.json").read_text())["cases"]
+
+RTOL = 2e-6  # float32: sums in another order round differently
+
+
+def _decode(rec: dict) -> np.ndarray:
+    if rec["dtype"] == "bool":
+        out = np.array(rec["values"], bool)
+    elif rec["dtype"].startswith(("int", "uint")):
+        out = np.array(rec["values"], np.int64)
+    else:
+        out = np.array([float(v) for v in rec["values"]], np.float64)
+    return out.reshape(rec["shape"])
+
+
+def _check_leaf(got, rec: dict, where: str) -> None:
+    a = np.asarray(got)
+    assert a.dtype.name == rec["dtype"], f"{where}: dtype {a.dtype.name}, want {rec['dtype']}"
+    assert getattr(got, "weak_type", None) == rec["weak_type"], f"{where}: weak type"
+    assert list(a.shape) == rec["shape"], f"{where}: shape {a.shape}, want {rec['shape']}"
+    want = _decode(rec)
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(a, want, err_msg=where)
+    else:
+        scale = np.abs(want[np.isfinite(want)]).max(initial=0.0)
+        np.testing.assert_allclose(
+            a.astype(np.float64), want, rtol=RTOL, atol=RTOL * scale, err_msg=where
+        )
+
+
+def _compare(out, golden: dict, what: str) -> None:
+    tree, leaves = flatten(out)
+    assert tree == golden["tree"], f"{what}: structure {tree}, expected {golden['tree']}"
+    assert len(leaves) == len(golden["leaves"])
+    for i, (g, r) in enumerate(zip(leaves, golden["leaves"])):
+        _check_leaf(g, r, f"{what} leaf {i}")
+
+
+def _run_args(case):
+    return [to_spmd(a) for a in case.args]
+
+
+def _modes(c):
+    return ("eager", "jit") if c.jit else ("eager",)
+
+
+@pytest.mark.parametrize(
+    "case,mode",
+    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in _modes(c)],
+)
+def test_values(case, mode):
+    fn = case.make(jnp, lax)
+    golden = GOLDEN[case.name]
+    out = (spmd.jit(fn) if mode == "jit" else fn)(*_run_args(case))
+    _compare(out, golden.get(mode, golden["eager"]), "value")
+
+
+@pytest.mark.parametrize(
+    "case,mode",
+    [
+        pytest.param(c, m, id=f"{c.name}-{m}")
+        for c in CASES
+        if c.grad is not None
+        for m in _modes(c)
+    ],
+)
+def test_grad(case, mode):
+    fn = case.make(jnp, lax)
+    g = spmd.grad(lambda *a: weighted_sum(jnp, fn(*a)), argnums=case.grad)
+    got = (spmd.jit(g) if mode == "jit" else g)(*_run_args(case))
+    _compare(tuple(got), GOLDEN[case.name]["grad"], "gradient")
+
+
+@pytest.mark.parametrize(
+    "case,mode",
+    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in _modes(c)],
+)
+def test_errors(case, mode):
+    assert GOLDEN[case.name]["error"] == case.error  # what JAX raised
+    fn = case.make(jnp, lax)
+    if mode == "jit":
+        fn = spmd.jit(fn)
+    with pytest.raises(getattr(builtins, case.error)) as info:
+        fn(*_run_args(case))
+    assert re.search(case.match, str(info.value)), str(info.value)
+
+
+def test_every_case_has_a_golden():
+    assert sorted(c.name for c in CASES) == sorted(GOLDEN)
+
+
+# ---------------------------------------------------------------------------------------------
+# vmap against a loop over the examples
+
+_XB = np.cos(np.arange(3 * 4 * 6, dtype=np.float32)).reshape(3, 4, 6)
+
+VMAP_CASES = {
+    "associative_scan_add": (lambda x: lax.associative_scan(lax.add, x), _XB, 0),
+    "associative_scan_max_rev_axis1": (
+        lambda x: lax.associative_scan(lax.max, x, reverse=True, axis=1),
+        _XB,
+        2,
+    ),
+    "associative_scan_grad": (
+        spmd.grad(lambda x: (lax.associative_scan(lax.mul, x) * x).sum()),
+        _XB,
+        1,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VMAP_CASES))
+def test_vmap_matches_loop(name):
+    fn, x, ax = VMAP_CASES[name]
+    want = np.stack([np.asarray(fn(np.take(x, i, axis=ax))) for i in range(x.shape[ax])])
+    for mapped in (spmd.vmap(fn, in_axes=ax), spmd.jit(spmd.vmap(fn, in_axes=ax))):
+        np.testing.assert_allclose(np.asarray(mapped(x)), want, rtol=1e-6, atol=1e-6)
