@@ -25,6 +25,7 @@ from spmd._src.custom_derivatives import (
     custom_vjp,
     remat,
 )
+from spmd._src.custom_derivatives.gradient import closure_convert, custom_gradient
 from spmd._src.devices import (
     default_backend,
     device_count,
@@ -35,6 +36,7 @@ from spmd._src.devices import (
     process_index,
 )
 from spmd._src.lax.sharding import reshard
+from spmd._src.linear_transpose import linear_transpose
 from spmd._src.mesh import make_mesh, set_mesh
 from spmd._src.numpy import array_methods as _array_methods
 from spmd._src.placement import (
@@ -101,6 +103,8 @@ __all__ = [
     "disable_jit",
     "checkpoint",
     "checkpoint_policies",
+    "closure_convert",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
     "remat",
@@ -113,6 +117,7 @@ __all__ = [
     "jacobian",
     "jacrev",
     "jvp",
+    "linear_transpose",
     "linearize",
     "value_and_grad",
     "vjp",

@@ -1,0 +1,406 @@
+"""Top-level API that JAX 0.10 has beyond the grad family's core: linear_transpose,
+custom_gradient, closure_convert, and the small utilities added with them.
+
+Expected values and messages were produced by JAX 0.10.2 (/work/jaxenv/bin/python) running the
+same expressions with ``import jax, jax.numpy as jnp``; each is hard-coded next to its test.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+
+
+def _check(got, want, dtype, weak=None):
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    if weak is not None:
+        assert got.weak_type == weak
+
+
+# ---------------------------------------------------------------------------------------------
+# linear_transpose
+
+
+def test_linear_transpose_pytree_outputs():
+    # jax.linear_transpose(lambda x, y: (x*2.0 + y, jnp.sum(x)), jnp.ones(3), jnp.ones(3))(
+    #     (jnp.arange(3.0), 5.0)) -> ([5., 7., 9.], [0., 1., 2.]) float32
+    f_t = spmd.linear_transpose(lambda x, y: (x * 2.0 + y, jnp.sum(x)), jnp.ones(3), jnp.ones(3))
+    a, b = f_t((jnp.arange(3.0), 5.0))
+    _check(a, [5.0, 7.0, 9.0], np.float32)
+    _check(b, [0.0, 1.0, 2.0], np.float32)
+
+
+def test_linear_transpose_weak_types_follow_the_cotangent():
+    # jax: (lambda x: x*3, 1.0)(2.0) -> 6. weak; (x*2, 1.0)(jnp.float32(2)) -> 4. strong;
+    # (x*2, jnp.float32(1.0))(3.0) -> 6. strong
+    (a,) = spmd.linear_transpose(lambda x: x * 3, 1.0)(2.0)
+    _check(a, 6.0, np.float32, weak=True)
+    (b,) = spmd.linear_transpose(lambda x: x * 2, 1.0)(jnp.float32(2))
+    _check(b, 4.0, np.float32, weak=False)
+    (c,) = spmd.linear_transpose(lambda x: x * 2, jnp.float32(1.0))(3.0)
+    _check(c, 6.0, np.float32, weak=False)
+
+
+def test_linear_transpose_unused_input_gets_zeros_of_its_type():
+    # jax: (lambda x, y: x*2, 1.0, 2.0)(3.0) -> (6. weak, 0. weak);
+    # (lambda x: jnp.zeros(3), 1.0)(jnp.ones(3)) -> (0. weak,)
+    a, b = spmd.linear_transpose(lambda x, y: x * 2, 1.0, 2.0)(3.0)
+    _check(a, 6.0, np.float32, weak=True)
+    _check(b, 0.0, np.float32, weak=True)
+    (c,) = spmd.linear_transpose(lambda x: jnp.zeros(3), 1.0)(jnp.ones(3))
+    _check(c, 0.0, np.float32, weak=True)
+
+
+def test_linear_transpose_identity_returns_the_cotangent():
+    # jax: (lambda x: x, 1.0)(2.0) -> (2.0,), the Python float itself
+    assert spmd.linear_transpose(lambda x: x, 1.0)(2.0) == (2.0,)
+
+
+def test_linear_transpose_other_types_and_structures():
+    # jax: ShapeDtypeStruct((2,), f32) for x*2 at ones(2) -> [2., 2.]; complex64 x*(1+2j) at
+    # ones(2) -> [1+2j, 1+2j] (no conjugate); float16 x*2.0 -> [2,2,2] f16; dict -> {'a': 6.}
+    sds = spmd.ShapeDtypeStruct((2,), jnp.float32)
+    (a,) = spmd.linear_transpose(lambda x: x * 2, sds)(jnp.ones(2))
+    _check(a, [2.0, 2.0], np.float32)
+    c64 = jnp.ones(2, jnp.complex64)
+    (b,) = spmd.linear_transpose(lambda x: x * (1 + 2j), c64)(c64)
+    _check(b, [1 + 2j, 1 + 2j], np.complex64)
+    f16 = jnp.ones(3, jnp.float16)
+    (c,) = spmd.linear_transpose(lambda x: x * 2.0, f16)(f16)
+    _check(c, [2.0, 2.0, 2.0], np.float16)
+    (d,) = spmd.linear_transpose(lambda d: {"a": d["a"] * 2}, {"a": 1.0})({"a": 3.0})
+    _check(d["a"], 6.0, np.float32, weak=True)
+
+
+def test_linear_transpose_matmul_slices_and_fanout():
+    # jax: dot(ones((2,3)), x) at ones(3), ct arange(2.) -> [1,1,1]; x[::2].sum() at ones(5),
+    # ct 1.0 -> [1,0,1,0,1]; (x, x) at 1.0, ct (1.0, 2.0) -> 3.
+    (a,) = spmd.linear_transpose(lambda x: jnp.dot(jnp.ones((2, 3)), x), jnp.ones(3))(
+        jnp.arange(2.0)
+    )
+    _check(a, [1.0, 1.0, 1.0], np.float32)
+    (b,) = spmd.linear_transpose(lambda x: x[::2].sum(), jnp.ones(5))(1.0)
+    _check(b, [1.0, 0.0, 1.0, 0.0, 1.0], np.float32)
+    (c,) = spmd.linear_transpose(lambda x: (x, x), 1.0)((1.0, 2.0))
+    _check(c, 3.0, np.float32)
+
+
+def test_linear_transpose_closed_over_constants_and_affine_offsets():
+    # jax: x * jnp.sin(2.0) at 1.0, ct 1.0 -> 0.9092974; x + 1.0 at 1.0, ct 1.0 -> 1.0 (the
+    # offset is dropped)
+    (a,) = spmd.linear_transpose(lambda x: x * jnp.sin(2.0), 1.0)(1.0)
+    _check(a, 0.9092974, np.float32)
+    (b,) = spmd.linear_transpose(lambda x: x + 1.0, 1.0)(1.0)
+    np.testing.assert_allclose(np.asarray(b), 1.0)
+
+
+def test_linear_transpose_integers():
+    # jax: (lambda x: x, 1)(2) -> (2,); (lambda x: x, arange(3))(arange(3)) -> ([0,1,2] int32)
+    assert spmd.linear_transpose(lambda x: x, 1)(2) == (2,)
+    (a,) = spmd.linear_transpose(lambda x: x, jnp.arange(3))(jnp.arange(3))
+    _check(a, [0, 1, 2], np.int32)
+
+
+def test_linear_transpose_under_jit_vmap_and_grad():
+    # jax: jit(T(x*2, 1.0))(3.0) -> (6. weak,); vmap(T(x*2, 1.0))(arange(3.)) -> ([0,2,4],);
+    # grad(lambda c: T(lambda x: x*2*c, 1.0)(3.0)[0])(1.0) -> 6.0
+    f_t = spmd.linear_transpose(lambda x: x * 2, 1.0)
+    (a,) = spmd.jit(f_t)(3.0)
+    _check(a, 6.0, np.float32, weak=True)
+    (b,) = spmd.vmap(f_t)(jnp.arange(3.0))
+    _check(b, [0.0, 2.0, 4.0], np.float32)
+    g = spmd.grad(lambda c: spmd.linear_transpose(lambda x: x * 2 * c, 1.0)(3.0)[0])(1.0)
+    np.testing.assert_allclose(np.asarray(g), 6.0)
+
+
+def test_linear_transpose_inside_jit_with_traced_constant():
+    # The scale is a tracer of the enclosing jit: a constant of the transpose, not an input.
+    out = spmd.jit(lambda c: spmd.linear_transpose(lambda x: x * c, jnp.ones(2))(jnp.ones(2)))(3.0)
+    _check(out[0], [3.0, 3.0], np.float32)
+
+
+def test_linear_transpose_is_a_pytree_partial():
+    f_t = spmd.linear_transpose(lambda x: x * 2, jnp.ones(3))
+    assert isinstance(f_t, spmd.tree_util.Partial)
+
+
+def test_linear_transpose_rejects_mixed_dtypes():
+    # jax message, TypeError
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "linear_transpose only supports [float or complex] -> [float or complex], and "
+            "integer -> integer functions, but got [dtype('int32')] -> [dtype('float32')]."
+        ),
+    ):
+        spmd.linear_transpose(lambda x: x.astype(jnp.float32), jnp.arange(3))
+    with pytest.raises(TypeError, match=re.escape("[dtype('float32'), dtype('int32')]")):
+        spmd.linear_transpose(lambda x, i: x * i, 1.0, 2)
+
+
+def test_linear_transpose_rejects_reduce_axes():
+    with pytest.raises(
+        NotImplementedError, match="reduce_axes argument to transpose is deprecated"
+    ):
+        spmd.linear_transpose(lambda x: x * 2, 1.0, reduce_axes=("i",))
+
+
+def test_linear_transpose_nonlinear_product():
+    # jax raises AssertionError (when the transpose is called) for x * x
+    f_t = spmd.linear_transpose(lambda x: x * x, 1.0)
+    with pytest.raises(AssertionError, match="not linear"):
+        f_t(1.0)
+
+
+def test_linear_transpose_nonlinear_primitive():
+    # jax: NotImplementedError "Transpose rule (for reverse-mode differentiation) for 'sin' not
+    # implemented"
+    f_t = spmd.linear_transpose(jnp.sin, 1.0)
+    with pytest.raises(NotImplementedError, match="Transpose rule.*'sin'"):
+        f_t(1.0)
+
+
+@pytest.mark.parametrize(
+    "ct",
+    [
+        np.ones(4, np.float32),
+        np.ones(3, np.int32),
+        np.ones(3, np.float16),
+        1.0,
+    ],
+    ids=["shape", "int", "f16", "scalar"],
+)
+def test_linear_transpose_wrong_cotangent_type(ct):
+    # jax: TypeError "cotangent type does not match function output, expected
+    # (ShapedArray(float32[3]),) but got [...]"
+    f_t = spmd.linear_transpose(lambda x: x * 2, jnp.ones(3))
+    msg = "cotangent type does not match function output, expected (ShapedArray(float32[3]),)"
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        f_t(ct)
+
+
+def test_linear_transpose_wrong_cotangent_tree():
+    # jax: TypeError "cotangent tree does not match function output, expected PyTreeDef(*) but
+    # got PyTreeDef((*,))"
+    f_t = spmd.linear_transpose(lambda x: x * 2, jnp.ones(3))
+    msg = "cotangent tree does not match function output, expected PyTreeDef(*) but got "
+    with pytest.raises(TypeError, match=re.escape(msg + "PyTreeDef((*,))")):
+        f_t((jnp.ones(3),))
+    with pytest.raises(TypeError, match=re.escape(msg + "PyTreeDef(None)")):
+        f_t(None)
+
+
+def test_linear_transpose_int_cotangent_for_weak_float():
+    # jax: (lambda x: x, 1.0)(2) -> TypeError, expected (ShapedArray(float32[], weak_type=True),)
+    msg = "expected (ShapedArray(float32[], weak_type=True),) but got [2]"
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        spmd.linear_transpose(lambda x: x, 1.0)(2)
+
+
+def test_linear_transpose_wrong_number_of_arguments():
+    f_t = spmd.linear_transpose(lambda x: x, 1.0)
+    with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
+        f_t(1.0, 2.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_gradient
+
+
+@spmd.custom_gradient
+def _square(x):
+    return x**2, lambda g: (g * x,)
+
+
+def test_custom_gradient_eager_and_grad():
+    # jax: f(3.0) -> 9.0; grad(f)(3.0) -> 3.0; jit(grad(f))(3.0) -> 3.0;
+    # vmap(grad(f))(arange(3.)) -> [0,1,2]
+    assert float(_square(3.0)) == 9.0
+    np.testing.assert_allclose(np.asarray(spmd.grad(_square)(3.0)), 3.0)
+    np.testing.assert_allclose(np.asarray(spmd.jit(spmd.grad(_square))(3.0)), 3.0)
+    out = spmd.vmap(spmd.grad(_square))(jnp.arange(3.0))
+    _check(out, [0.0, 1.0, 2.0], np.float32)
+
+
+def test_custom_gradient_two_arguments_and_bare_cotangent():
+    # jax: g = x*y with vjp (ct*y*10, ct*x*100): grad(argnums=(0,1))(2.,3.) -> (30., 200.);
+    # sin with vjp returning bare g*cos(x)*7: grad(1.0) -> 3.782116
+    @spmd.custom_gradient
+    def g(x, y):
+        return x * y, lambda ct: (ct * y * 10, ct * x * 100)
+
+    a, b = spmd.grad(g, argnums=(0, 1))(2.0, 3.0)
+    _check(a, 30.0, np.float32)
+    _check(b, 200.0, np.float32)
+
+    @spmd.custom_gradient
+    def h(x):
+        return jnp.sin(x), lambda g: g * jnp.cos(x) * 7
+
+    np.testing.assert_allclose(np.asarray(spmd.grad(h)(1.0)), 3.782116, rtol=1e-6)
+
+
+def test_custom_gradient_pytree_and_second_order():
+    # jax: grad of d['a']*d['b'] with vjp ({'a': 2g, 'b': 3g},) -> {'a': 2., 'b': 3.};
+    # grad(grad(k))(1.0) for k = exp with vjp g*exp(x) -> 2.7182817
+    @spmd.custom_gradient
+    def p(d):
+        return d["a"] * d["b"], lambda g: ({"a": g * 2.0, "b": g * 3.0},)
+
+    out = spmd.grad(p)({"a": 1.0, "b": 2.0})
+    _check(out["a"], 2.0, np.float32)
+    _check(out["b"], 3.0, np.float32)
+
+    @spmd.custom_gradient
+    def k(x):
+        y = jnp.exp(x)
+        return y, lambda g: (g * y,)
+
+    np.testing.assert_allclose(np.asarray(spmd.grad(spmd.grad(k))(1.0)), 2.7182817, rtol=1e-6)
+
+
+def test_custom_gradient_keyword_argument():
+    @spmd.custom_gradient
+    def f(x, scale=3.0):
+        return x * scale, lambda g: (g * 5.0,)
+
+    # jax: grad(f)(2.0) -> 5.0; grad(f)(2.0, scale=3.0) -> TypeError (custom_vjp cannot take
+    # a keyword argument)
+    np.testing.assert_allclose(np.asarray(spmd.grad(f)(2.0)), 5.0)
+    np.testing.assert_allclose(np.asarray(f(2.0)), 6.0)
+    with pytest.raises(TypeError, match="scale"):
+        spmd.grad(f)(2.0, scale=3.0)
+
+
+def test_custom_gradient_jaxprs_print_as_jax():
+    # jax.make_jaxpr(f)(3.0) and jax.make_jaxpr(jax.grad(f))(3.0) for f = _square
+    want = """\
+{ lambda ; a:f32[]. let
+    b:f32[] = custom_vjp_call[
+      name=wrapped_fun
+      bwd=bwd
+      call_jaxpr={ lambda ; c:f32[]. let d:f32[] = integer_pow[y=2] c in (d,) }
+      fwd=fwd
+      symbolic_zeros=False
+    ] a
+  in (b,) }"""
+    assert str(spmd.make_jaxpr(_square)(3.0)) == want
+    want_grad = """\
+{ lambda ; a:f32[]. let
+    _:f32[] = integer_pow[y=2] a
+    b:f32[] = mul 1.0:f32[] a
+  in (b,) }"""
+    assert str(spmd.make_jaxpr(spmd.grad(_square))(3.0)) == want_grad
+
+
+def test_custom_gradient_forward_mode_raises():
+    # jax: TypeError "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+    with pytest.raises(TypeError, match=re.escape("can't apply forward-mode autodiff (jvp)")):
+        spmd.jvp(_square, (3.0,), (1.0,))
+
+
+def test_custom_gradient_function_not_returning_a_pair():
+    # jax: TypeError "cannot unpack non-iterable ..." (eagerly and under grad)
+    @spmd.custom_gradient
+    def bad(x):
+        return x
+
+    with pytest.raises(TypeError):
+        bad(1.0)
+    with pytest.raises(TypeError):
+        spmd.grad(bad)(1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# closure_convert
+
+
+def test_closure_convert_outside_transformations_hoists_nothing():
+    # jax: closure_convert(lambda x: x*c + 1.0, ones(3)) with c = arange(3.) -> consts [],
+    # g(ones(3)) -> [1,2,3]
+    c = jnp.arange(3.0)
+    g, consts = spmd.closure_convert(lambda x: x * c + 1.0, jnp.ones(3))
+    assert consts == []
+    _check(g(jnp.ones(3)), [1.0, 2.0, 3.0], np.float32)
+
+
+def test_closure_convert_hoists_float_tracers_only():
+    # jax: inside grad over a, h = x*a*c (c concrete) hoists [a] only; grad -> 3.0; under jit
+    # -> 6.0; with an int array n closed over: h = x*a*n hoists [a]; grad -> 9.0
+    c = jnp.arange(3.0)
+    seen = []
+
+    def outer(a):
+        g, consts = spmd.closure_convert(lambda x: x * a * c, jnp.ones(3))
+        seen.append(len(consts))
+        return jnp.sum(g(jnp.ones(3), *consts))
+
+    np.testing.assert_allclose(np.asarray(spmd.grad(outer)(2.0)), 3.0)
+    np.testing.assert_allclose(np.asarray(spmd.jit(outer)(2.0)), 6.0)
+    assert seen == [1, 1]
+
+    def outer3(a):
+        n = jnp.arange(3)
+        g, consts = spmd.closure_convert(lambda x: x * a * n, 1.0)
+        seen.append(len(consts))
+        return jnp.sum(g(3.0, *consts))
+
+    np.testing.assert_allclose(np.asarray(spmd.grad(outer3)(2.0)), 9.0)
+    assert seen[-1] == 1
+
+
+def test_closure_convert_with_custom_vjp():
+    # The use closure_convert exists for: a custom_vjp whose function argument (nondiff) must
+    # not close over values being differentiated; they are hoisted into differentiable args.
+    # jax: grad(lambda a: solve(lambda x: x * a * a, 3.0))(2.0) -> 12.0
+    import functools
+
+    @functools.partial(spmd.custom_vjp, nondiff_argnums=(0,))
+    def apply(f, x, *consts):
+        return f(x, *consts)
+
+    def fwd(f, x, *consts):
+        return f(x, *consts), (x, consts)
+
+    def bwd(f, res, g):
+        x, consts = res
+        _, f_vjp = spmd.vjp(f, x, *consts)
+        return f_vjp(g)
+
+    apply.defvjp(fwd, bwd)
+
+    def solve(f, x):
+        f_conv, consts = spmd.closure_convert(f, x)
+        return apply(f_conv, x, *consts)
+
+    out = spmd.grad(lambda a: solve(lambda x: x * a * a, 3.0))(2.0)
+    np.testing.assert_allclose(np.asarray(out), 12.0)
+
+
+def test_closure_convert_multiple_outputs_and_pytrees():
+    # jax: (lambda x, y: (x+y, x*y), 1.0, ones(2)) at (2.0, ones(2)) -> ([3,3], [2,2]);
+    # (lambda d: {'o': d['a']}, {'a': 1.0}) at {'a': 5.0} -> {'o': 5.0}, consts []
+    g, _ = spmd.closure_convert(lambda x, y: (x + y, x * y), 1.0, jnp.ones(2))
+    a, b = g(2.0, jnp.ones(2))
+    _check(a, [3.0, 3.0], np.float32)
+    _check(b, [2.0, 2.0], np.float32)
+    g2, consts = spmd.closure_convert(lambda d: {"o": d["a"]}, {"a": 1.0})
+    assert consts == [] and g2({"a": 5.0}) == {"o": 5.0}
+
+
+def test_closure_convert_wrong_structure():
+    # jax: TypeError, message below
+    g, _ = spmd.closure_convert(lambda d: {"o": d["a"]}, {"a": 1.0})
+    msg = (
+        "The inputs to the closure produced by closure_convert must have the same Pytree "
+        "structure as the example arguments passed when closure_convert was called. Expected "
+        "PyTreeDef(({'a': *},)), but got PyTreeDef(({'a': *}, *))"
+    )
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        g({"a": 5.0}, 1.0)
