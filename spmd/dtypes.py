@@ -4,11 +4,13 @@ from spmd._src.dtypes import (  # noqa: F401
     TypePromotionError,
     bfloat16,
     canonicalize_dtype,
+    extended,
     finfo,
     float0,
     iinfo,
     isdtype,
     issubdtype,
+    prng_key,
     promote_types,
     result_type,
 )

@@ -38,6 +38,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.dtypes",
         "spmd._src.pretty_printer",
         "spmd._src.errors",
+        "spmd._src.key_arrays",
     ],
     2: [
         "spmd._src.core",

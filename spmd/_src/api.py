@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dispatch, dtypes
+from spmd._src import core, dispatch, dtypes, key_arrays
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
@@ -48,7 +48,10 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False) -> None:
         self.shape = tuple(operator.index(d) for d in shape)
-        self.dtype = np.dtype(dtypes.canonicalize_dtype(dtype)) if dtype is not None else None
+        if dtype is None or dtypes.is_extended(dtype):  # a typed key's dtype stays as it is
+            self.dtype = dtype
+        else:
+            self.dtype = np.dtype(dtypes.canonicalize_dtype(dtype))
         self.sharding = sharding
         self.weak_type = weak_type
 
@@ -628,14 +631,16 @@ class JitWrapped:
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
+        args, kwargs = key_arrays.abstract_keys_in((args, kwargs), ShapeDtypeStruct)
         entry, _ = self._get_entry(args, kwargs)
-        return tu.tree_unflatten(
+        out = tu.tree_unflatten(
             entry.out_tree,
             [
                 ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                 for a in entry.jaxpr.out_avals
             ],
         )
+        return key_arrays.abstract_keys_out(out, ShapeDtypeStruct)
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -846,6 +851,7 @@ def eval_shape(fun: Callable, *args, **kwargs):
     >>> eval_shape(lambda x: x.sum(0), ShapeDtypeStruct((4, 3), jnp.float32))
     ShapeDtypeStruct(shape=(3,), dtype=float32)
     """
+    args, kwargs = key_arrays.abstract_keys_in((args, kwargs), ShapeDtypeStruct)
     leaves, treedef = tu.tree_flatten((args, kwargs))
     pos_names, _ = _positional_names(fun)
     paths = _leaf_paths(args, kwargs, pos_names)
@@ -859,10 +865,11 @@ def eval_shape(fun: Callable, *args, **kwargs):
         return out_leaves
 
     closed = pe.trace_to_jaxpr(flat_fun, avals, pe.DebugInfo("eval_shape", _fun_name(fun), paths))
-    return tu.tree_unflatten(
+    out = tu.tree_unflatten(
         box[0],
         [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals],
     )
+    return key_arrays.abstract_keys_out(out, ShapeDtypeStruct)
 
 
 def _placement_name(s: Sharding) -> str:

@@ -58,6 +58,21 @@ int4, uint4 = ml_dtypes.int4, ml_dtypes.uint4
 float0: np.dtype = np.dtype([("float0", np.void, 0)])
 
 
+class extended(np.generic):
+    """Scalar type above the extended dtypes (typed PRNG keys' ``key<fry>``), as in JAX:
+    ``issubdtype(key.dtype, extended)`` holds, and no NumPy category contains them."""
+
+
+class prng_key(extended):
+    """Scalar type of typed PRNG key dtypes (``issubdtype(key.dtype, prng_key)``)."""
+
+
+def is_extended(dtype: Any) -> bool:
+    """Whether ``dtype`` is an extended dtype (one NumPy cannot represent, such as a key's)."""
+    t = getattr(dtype, "type", None)
+    return isinstance(t, type) and issubclass(t, extended)
+
+
 class TypePromotionError(ValueError):
     """Raised when operands have no implicit promotion path (strict mode, float8, int4, ...)."""
 
@@ -490,6 +505,8 @@ def _promote_node(t: Any) -> str:
 def _scalar_type(x: Any) -> type:
     if isinstance(x, type) and issubclass(x, np.generic):
         return x
+    if is_extended(x):
+        return x.type
     return np.dtype(x).type
 
 

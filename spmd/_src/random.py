@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import dtypes
+from spmd._src import dtypes, key_arrays
 from spmd._src import tree_util as tu
 from spmd._src.api import jit
 from spmd._src.array import Array
@@ -57,6 +57,7 @@ class KeyDtype:
     name = "key<fry>"
     itemsize = 8
     kind = "V"
+    type = dtypes.prng_key
 
     def __repr__(self) -> str:
         return self.name
@@ -192,6 +193,7 @@ class PRNGKeyArray:
 tu.register_pytree_node(
     PRNGKeyArray, lambda k: ((k._base,), None), lambda _, children: PRNGKeyArray(children[0])
 )
+key_arrays.register_key_type(PRNGKeyArray, (2,), _U32)
 
 
 def _is_arraylike(x: Any) -> bool:

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, key_arrays
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax.rules import bdim_at_front, deflinear, moveaxis
 from spmd._src.lax.utils import standard_primitive
 from spmd._src.util import canonicalize_axis, prod
@@ -89,6 +90,7 @@ def _bool_scalar(v: bool) -> Any:
 # broadcast_in_dim
 
 
+@over_key_data("lax.broadcast_in_dim")
 def broadcast_in_dim(
     operand, shape: Sequence[int], broadcast_dimensions: Sequence[int], *, out_sharding=None
 ):
@@ -199,6 +201,7 @@ sharding_rules.backward_rules[broadcast_in_dim_p] = _broadcast_in_dim_backward
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
 
+@over_key_data("lax.broadcast")
 def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
     """Add leading dimensions of the given ``sizes``."""
     sizes = _ints(sizes)
@@ -214,6 +217,7 @@ def broadcast_to_rank(x, rank: int):
     return broadcast(x, (1,) * (rank - nd))
 
 
+@over_key_data("lax.expand_dims")
 def expand_dims(array, dimensions: Sequence[int]):
     """Insert size-1 dimensions at ``dimensions`` (positions in the result)."""
     dims = tuple(dimensions)
@@ -230,6 +234,7 @@ def expand_dims(array, dimensions: Sequence[int]):
 # reshape
 
 
+@over_key_data("lax.reshape")
 def reshape(
     operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *, out_sharding=None
 ):
@@ -357,6 +362,7 @@ deflinear(reshape_p, _reshape_transpose)
 # transpose, squeeze, rev
 
 
+@over_key_data("lax.transpose")
 def transpose(operand, permutation: Sequence[int]):
     """Permute dimensions: result dimension i is operand dimension ``permutation[i]``."""
     perm = _ints(permutation)
@@ -401,6 +407,7 @@ deflinear(
 )
 
 
+@over_key_data("lax.squeeze")
 def squeeze(array, dimensions: Sequence[int]):
     """Remove the given size-1 dimensions."""
     nd = np.ndim(array)
@@ -452,6 +459,7 @@ sharding_rules.backward_rules[squeeze_p] = _squeeze_backward
 deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 
 
+@over_key_data("lax.rev")
 def rev(operand, dimensions: Sequence[int]):
     """Reverse the order of elements along ``dimensions``."""
     nd = np.ndim(operand)
@@ -485,6 +493,7 @@ deflinear(rev_p, lambda ct, x, *, dimensions: [rev_p.bind(ct, dimensions=dimensi
 # slice and pad
 
 
+@over_key_data("lax.slice")
 def slice(
     operand,
     start_indices: Sequence[int],
@@ -591,6 +600,7 @@ sharding_rules.explicit_rules[slice_p] = _slice_sharding_explicit
 deflinear(slice_p, _slice_transpose)
 
 
+@over_key_data("lax.slice_in_dim")
 def slice_in_dim(
     operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
 ):
@@ -612,6 +622,7 @@ def slice_in_dim(
     )
 
 
+@over_key_data("lax.index_in_dim")
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
     """Element ``index`` along ``axis`` (dimension kept unless ``keepdims=False``)."""
     d = np.shape(operand)[axis]
@@ -744,6 +755,7 @@ deflinear(pad_p, _pad_transpose)
 # concatenate, stack, split, tile
 
 
+@over_key_data("lax.concatenate", key_arrays.joined)
 def concatenate(operands: Sequence[Any], dimension: int):
     """Join ``operands`` along ``dimension`` (their other dimensions must agree)."""
     operands = list(operands)

@@ -15,6 +15,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy.util import (
@@ -76,6 +77,7 @@ def _stack_nested(obj: Any, dt: np.dtype) -> Any:
     return convert(obj, dt, weak_type=False)
 
 
+@over_key_data("jnp.array")
 @with_out_sharding("jnp.array")
 def array(
     object: Any,
@@ -140,6 +142,7 @@ def array(
     return out
 
 
+@over_key_data("jnp.asarray")
 @with_out_sharding("jnp.asarray")
 def asarray(
     a: Any,
@@ -162,6 +165,7 @@ def asarray(
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
+@over_key_data("jnp.copy")
 def copy(a: Any, order: str | None = None) -> Any:
     """A copy of ``a``."""
     check_arraylike("copy", a)

@@ -22,6 +22,7 @@ from spmd._src import dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import ufuncs
@@ -109,6 +110,7 @@ def _like_dtype_and_shape(a: Any, dtype: Any, shape: Any, fn: str):
     return dt, weak, shp
 
 
+@over_key_data("jnp.zeros_like")
 @with_out_sharding("jnp.zeros_like")
 def zeros_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
@@ -118,6 +120,7 @@ def zeros_like(
     return _full(shp, 0, dt, weak)
 
 
+@over_key_data("jnp.ones_like")
 @with_out_sharding("jnp.ones_like")
 def ones_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
@@ -127,6 +130,7 @@ def ones_like(
     return _full(shp, 1, dt, weak)
 
 
+@over_key_data("jnp.empty_like")
 @with_out_sharding("jnp.empty_like")
 def empty_like(
     prototype: Any,
@@ -141,6 +145,7 @@ def empty_like(
     return _full(shp, 0, dt, weak)
 
 
+@over_key_data("jnp.full_like")
 @with_out_sharding("jnp.full_like")
 def full_like(
     a: Any,

@@ -23,6 +23,7 @@ import numpy as np
 from spmd._src import api, core, dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import indexing as lax_idx
 from spmd._src.lax import shape as lax_shape
@@ -538,6 +539,7 @@ _where_body.__name__ = "_where"
 _where_jit = api.jit(_where_body)
 
 
+@over_key_data("jnp.take")
 def take(
     a,
     indices,
@@ -633,6 +635,7 @@ _take_jit = api.jit(
 )
 
 
+@over_key_data("jnp.take_along_axis")
 def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=None):
     """Elements of ``arr`` at ``indices`` along ``axis``, matched elementwise over the other
     dimensions (which broadcast), as ``numpy.take_along_axis``. ``mode`` as in ``take``.

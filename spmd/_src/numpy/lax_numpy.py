@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from spmd._src import dtypes
+from spmd._src import dtypes, key_arrays
 from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
@@ -324,6 +325,7 @@ def trace(
 _where_jit = ufuncs._where_jit
 
 
+@over_key_data("jnp.where", key_arrays.at(1, 2))
 def where(
     condition: Any,
     x: Any = None,
@@ -463,6 +465,14 @@ def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     return lax_shape.stack(list(idx), 1)
 
 
+def _select_operands(args, kwargs) -> list:
+    """select's choices and default: the arrays its result takes elements from."""
+    choices = list(args[1]) if len(args) > 1 else list(kwargs.get("choicelist", ()))
+    default = args[2] if len(args) > 2 else kwargs.get("default", 0)
+    return [*choices, default]
+
+
+@over_key_data("jnp.select", _select_operands)
 def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
     """The element of ``choicelist[i]`` for the first ``condlist[i]`` that holds, else
     ``default``.

@@ -24,6 +24,7 @@ from spmd._src import dtypes, tree_util
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.interpreters.ad import JVPTracer
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
@@ -281,6 +282,7 @@ def _unstack_impl(x, axis):
 _unstack_jit = _named_jit("unstack", _unstack_impl, ("axis",))
 
 
+@over_key_data("jnp.unstack")
 def unstack(x: Any, /, *, axis: int = 0) -> tuple:
     """The slices of ``x`` along ``axis``, as a tuple (the inverse of ``jnp.stack``).
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
@@ -42,6 +43,7 @@ from spmd._src.util import prod
 # Tiling and repeating
 
 
+@over_key_data("jnp.tile")
 def tile(A: Any, reps: int | Sequence[int]) -> Any:
     """``A`` repeated ``reps[i]`` times along axis i (NumPy's rank alignment).
 
@@ -107,6 +109,7 @@ def _take_along(a: Any, idx: Any, axis: int) -> Any:
     return take(a, idx, axis=axis)
 
 
+@over_key_data("jnp.repeat")
 @with_out_sharding("jnp.repeat")
 def repeat(
     a: Any,
@@ -193,6 +196,7 @@ def _flip_body(m, axis):
 _flip_jit = _named_jit("_flip", _flip_body, ("axis",))
 
 
+@over_key_data("jnp.flip")
 def flip(m: Any, axis: int | Sequence[int] | None = None) -> Any:
     """``m`` with the order of elements reversed along ``axis`` (all axes if None).
 
@@ -243,6 +247,7 @@ def _roll_body(a, shift, axis):
 _roll_jit = _named_jit("_roll_static", _roll_body, ("shift", "axis"))
 
 
+@over_key_data("jnp.roll")
 def roll(a: Any, shift: Any, axis: int | Sequence[int] | None = None) -> Any:
     """``a`` with elements shifted by ``shift`` along ``axis``, wrapping around (``axis=None``
     rolls the flattened array).

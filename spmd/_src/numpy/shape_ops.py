@@ -17,9 +17,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from spmd._src import key_arrays
 from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy.array_constructors import asarray
 from spmd._src.numpy.util import (
@@ -65,6 +67,7 @@ def _reshape_sizes(a_shape: tuple[int, ...], newshape: Any, fn: str) -> tuple[in
     return dims
 
 
+@over_key_data("jnp.reshape")
 @with_out_sharding("jnp.reshape")
 def reshape(
     a: Any, shape: Any = None, order: str = "C", *, copy: bool | None = None, out_sharding=None
@@ -104,6 +107,7 @@ def _method_reshape(self: Any, *args: Any, order: str = "C") -> Any:
     return reshape(self, newshape, order=order)
 
 
+@over_key_data("jnp.ravel")
 @with_out_sharding("jnp.ravel")
 def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
     """``a`` flattened to one dimension."""
@@ -116,6 +120,7 @@ def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
     return lax_shape.reshape(a, (a.size,))
 
 
+@over_key_data("jnp.transpose")
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
     """``a`` with its axes permuted (reversed when ``axes`` is None).
 
@@ -156,6 +161,7 @@ def _property_mT(self: Any) -> Any:
     return lax_shape.transpose(self, perm)
 
 
+@over_key_data("jnp.swapaxes")
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     """``a`` with ``axis1`` and ``axis2`` interchanged."""
     check_arraylike("swapaxes", a)
@@ -172,6 +178,7 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     return lax_shape.transpose(a, tuple(perm))
 
 
+@over_key_data("jnp.moveaxis")
 def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[int]) -> Any:
     """``a`` with axes ``source`` moved to positions ``destination``.
 
@@ -193,6 +200,7 @@ def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[in
     return lax_shape.transpose(a, tuple(perm))
 
 
+@over_key_data("jnp.expand_dims")
 def expand_dims(a: Any, axis: int | Sequence[int]) -> Any:
     """``a`` with size-1 axes inserted at ``axis`` (positions in the result).
 
@@ -209,6 +217,7 @@ def expand_dims(a: Any, axis: int | Sequence[int]) -> Any:
     return lax_shape.expand_dims(a, canon)
 
 
+@over_key_data("jnp.squeeze")
 def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Any:
     """``a`` without the given size-1 axes (all of them when ``axis`` is None)."""
     check_arraylike("squeeze", a)
@@ -246,6 +255,7 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in out)
 
 
+@over_key_data("jnp.broadcast_to")
 @with_out_sharding("jnp.broadcast_to")
 def broadcast_to(array: Any, shape: Any, *, out_sharding: Any = None) -> Any:
     """``array`` broadcast to ``shape`` (NumPy's rules).
@@ -286,6 +296,7 @@ def broadcast_arrays(*args: Any) -> list:
     return [broadcast_to(a, shp) for a in args]
 
 
+@over_key_data("jnp.atleast_1d")
 def atleast_1d(*arys: Any) -> Any:
     """Each argument as an array with at least one dimension (a list if several)."""
     return _atleast("atleast_1d", _atleast_1d_jit, arys)
@@ -357,6 +368,7 @@ def _as_array_list(arrays: Any, fn: str) -> list:
     return arrays
 
 
+@over_key_data("jnp.concatenate", key_arrays.joined)
 def concatenate(arrays: Any, axis: int | None = 0, dtype: Any = None) -> Any:
     """Join arrays along an existing axis (``axis=None`` flattens them first); dtypes are
     promoted.
@@ -409,6 +421,7 @@ def _concatenate_array(arr: Any, axis: int | None, dtype: Any) -> Any:
     return lax_shape.reshape(arr, tuple(shp), tuple(dims))
 
 
+@over_key_data("jnp.stack", key_arrays.joined)
 def stack(arrays: Any, axis: int = 0, out: None = None, dtype: Any = None) -> Any:
     """Join equal-shaped arrays along a new axis.
 
@@ -459,6 +472,7 @@ def stack(arrays: Any, axis: int = 0, out: None = None, dtype: Any = None) -> An
     return lax_shape.stack(arrays, ax)
 
 
+@over_key_data("jnp.hstack", key_arrays.joined)
 def hstack(tup: Any, dtype: Any = None) -> Any:
     """Join arrays column-wise (along axis 1; axis 0 for 1-D inputs)."""
     arrs = [atleast_1d(a) for a in _as_array_list(tup, "hstack")]
@@ -467,6 +481,7 @@ def hstack(tup: Any, dtype: Any = None) -> Any:
     return concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype=dtype)
 
 
+@over_key_data("jnp.vstack", key_arrays.joined)
 def vstack(tup: Any, dtype: Any = None) -> Any:
     """Join arrays row-wise (1-D inputs become rows)."""
     arrs = [atleast_2d(a) for a in _as_array_list(tup, "vstack")]
@@ -545,6 +560,7 @@ def _split(fn: str, ary: Any, indices_or_sections: Any, axis: int, even: bool) -
     return list(lax_shape.split(ary, sizes, ax))
 
 
+@over_key_data("jnp.split")
 def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """Split into equal sections (an int, which must divide the axis) or at indices.
 
@@ -554,17 +570,20 @@ def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     return _split("split", ary, indices_or_sections, axis, True)
 
 
+@over_key_data("jnp.array_split")
 def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """As ``split``, but sections need not be equal (the first ones are one larger)."""
     return _split("array_split", ary, indices_or_sections, axis, False)
 
 
+@over_key_data("jnp.hsplit")
 def hsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split along axis 1 (axis 0 for 1-D arrays)."""
     check_arraylike("hsplit", ary)
     return _split("hsplit", ary, indices_or_sections, 1 if _ndim_of(ary) > 1 else 0, True)
 
 
+@over_key_data("jnp.vsplit")
 def vsplit(ary: Any, indices_or_sections: Any) -> list:
     """Split along axis 0."""
     return _split("vsplit", ary, indices_or_sections, 0, True)

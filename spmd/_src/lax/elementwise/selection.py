@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from spmd._src import core
+from spmd._src import core, key_arrays
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax.elementwise.bitwise import bitwise_and, eq, gt, lt
 from spmd._src.lax.elementwise.common import _bcast_like, _const, _shape, _zeros
 from spmd._src.lax.rules import bdim_at_front, defjvp
@@ -16,6 +17,7 @@ from spmd._src.lax.utils import standard_primitive
 # Selection
 
 
+@over_key_data("lax.select_n", key_arrays.after(1))
 def select_n(which, *cases):
     """``cases[which]`` elementwise; ``which`` is bool (two cases) or int32.
 
@@ -172,6 +174,7 @@ ad.primitive_jvps[select_n_p] = _select_n_jvp
 ad.primitive_transposes[select_n_p] = _select_n_transpose
 
 
+@over_key_data("lax.select", key_arrays.at(1, 2))
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (``select_n(pred, on_false, on_true)``)."""
     return select_n_p.bind(pred, on_false, on_true)

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, key_arrays
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.indexing.common import (
@@ -132,6 +133,7 @@ def _dynamic_slice_indices(fn, operand, start_indices, allow_negative_indices) -
     return [_normalize_start(i, d, a) for i, d, a in zip(starts, shape, allow)]
 
 
+@over_key_data("lax.dynamic_slice")
 def dynamic_slice(
     operand, start_indices, slice_sizes: Sequence[int], *, allow_negative_indices=True
 ):
@@ -243,6 +245,7 @@ ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
 ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
 
 
+@over_key_data("lax.dynamic_update_slice", key_arrays.at(0, 1))
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     """``operand`` with the block ``update`` written at ``start_indices`` (clamped so the
     block fits, as in ``dynamic_slice``).
@@ -354,6 +357,7 @@ def _in_dim_starts(operand, start_index, axis: int, fn: str) -> tuple[int, list[
     return axis, starts
 
 
+@over_key_data("lax.dynamic_slice_in_dim")
 def dynamic_slice_in_dim(
     operand, start_index, slice_size: int, axis: int = 0, *, allow_negative_indices=True
 ):
@@ -364,6 +368,7 @@ def dynamic_slice_in_dim(
     return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
+@over_key_data("lax.dynamic_index_in_dim")
 def dynamic_index_in_dim(
     operand, index, axis: int = 0, keepdims: bool = True, *, allow_negative_indices=True
 ):
