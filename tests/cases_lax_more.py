@@ -145,3 +145,98 @@ case(
     error="ValueError",
     match=r"associative_scan: axis 2 is out of bounds for array of dimension 1",
 )
+
+# ---------------------------------------------------------------------------------------------
+# reduce_window (sum, max and min go to their primitives)
+
+X34 = (np.cos(np.arange(12, dtype=f32) * 2.1) * 2).astype(f32).reshape(3, 4)
+I46 = ((np.arange(24, dtype=i32) * 5) % 13 - 6).reshape(4, 6)
+TIES34 = np.array([[1, 3, 3, 0], [3, 2, 3, 3], [0, 3, 1, 3]], f32)
+X1455 = (np.sin(np.arange(100, dtype=f32) * 0.7) * 3).astype(f32).reshape(1, 4, 5, 5)
+
+
+def RW(init, op: str, *args, **kw):
+    """Maker of ``lax.reduce_window(x, init, lax.<op>, *args, **kw)``."""
+    return lambda jnp, lax: lambda x: lax.reduce_window(x, init, getattr(lax, op), *args, **kw)
+
+
+case("rw_sum_same", RW(0.0, "add", (2, 2), (1, 1), "SAME"), X34, grad=(0,))
+case("rw_sum_valid_strided", RW(0.0, "add", (2, 3), (1, 2), "VALID"), X34, grad=(0,))
+case("rw_sum_int", RW(0, "add", (3, 2), (1, 2), "SAME"), I46)
+case(
+    "rw_sum_pad_dilations",
+    RW(0.0, "add", (2, 2), (2, 1), ((1, 2), (0, 1)), (2, 1), (1, 2)),
+    X34,
+    grad=(0,),
+)
+case("rw_sum_negative_pad", RW(0.0, "add", (2,), (1,), ((-1, 1),)), X7, grad=(0,))
+case("rw_max_pool", RW(-np.inf, "max", (1, 1, 3, 3), (1, 1, 2, 2), "SAME"), X1455, grad=(0,))
+case("rw_max_ties", RW(-np.inf, "max", (2, 2), (1, 1), "VALID"), TIES34, grad=(0,))
+case(
+    "rw_max_ties_padded_strided",
+    RW(-np.inf, "max", (2, 2), (2, 2), ((1, 1), (1, 0))),
+    TIES34,
+    grad=(0,),
+)
+case("rw_max_base_dilation", RW(-np.inf, "max", (2, 2), (1, 1), "VALID", (2, 1)), TIES34,
+     grad=(0,))  # fmt: skip
+case("rw_min_ties", RW(np.inf, "min", (2, 3), (1, 1), ((0, 1), (1, 1))), -TIES34, grad=(0,))
+case("rw_max_int", RW(int(np.iinfo(np.int32).min), "max", (2, 2), (2, 2), "SAME"), I46)
+case("rw_min_int_dilated", RW(int(np.iinfo(np.int32).max), "min", (2, 2), (1, 1), "VALID",
+                              None, (2, 2)), I46)  # fmt: skip
+case("rw_max_window_dilation", RW(-np.inf, "max", (2, 2), (1, 1), "VALID", None, (1, 2)),
+     TIES34)  # fmt: skip
+case("rw_max_bool", RW(False, "max", (2,), (1,), "SAME"), B6)
+case("rw_empty_window", RW(0.0, "add", (5, 2), (1, 1), "VALID"), X34)
+case(
+    "rw_shape_tuple",
+    lambda jnp, lax: (
+        lambda: lax.reduce_window_shape_tuple((3, 4), (2, 2), (1, 2), ((1, 0), (0, 1)))
+    ),
+    jit=False,
+)
+case(
+    "rw_err_window_rank",
+    RW(0.0, "add", (2,), (1, 1), "VALID"),
+    X34,
+    error="TypeError",
+    match=r"reduce_window got the wrong number of window_dimensions for operand: got operand "
+    r"shape \(3, 4\) with window_dimensions \(2,\)",
+)
+case(
+    "rw_err_strides_rank",
+    RW(0.0, "add", (2, 2), (1,), "VALID"),
+    X34,
+    error="TypeError",
+    match=r"reduce_window got inconsistent window_strides and window_dimensions: got "
+    r"window_strides \(1,\) and window_dimensions \(2, 2\)",
+)
+case(
+    "rw_err_padding_name",
+    RW(0.0, "add", (2, 2), (1, 1), "FOO"),
+    X34,
+    error="RuntimeError",
+    match=r"Unrecognized padding type.*FOO",
+)
+case(
+    "rw_err_stride_zero",
+    RW(0.0, "add", (2, 2), (0, 1), "VALID"),
+    X34,
+    error="TypeError",
+    match=r"reduce_window window_strides must have every element be strictly positive, got "
+    r"\(0, 1\)",
+)
+case(
+    "rw_err_padding_pairs",
+    RW(0.0, "add", (2, 2), (1, 1), ((0, 0),)),
+    X34,
+    error="ValueError",
+    match=r"reduce_window got the wrong number of padding pairs: got 1 for operand shape \(3, 4\)",
+)
+case(
+    "rw_err_bool_sum",
+    RW(False, "add", (2,), (1,), "VALID"),
+    B6,
+    error="TypeError",
+    match=r"reduce_window_sum does not accept dtype bool",
+)

@@ -1101,6 +1101,77 @@ for _dt in FLOATS + ["int32"]:
         ))  # fmt: skip
 
 # ---------------------------------------------------------------------------------------------
+# Windowed reductions (spmd._src.lax.windowed_reductions). The reference walks every window
+# element by element: dilated operand positions outside it or between its elements are init.
+
+_RW_INIT = {
+    "sum": lambda dt: 0,
+    "max": lambda dt: (
+        -np.inf if dt.kind == "f" else (False if dt.kind == "b" else np.iinfo(dt).min)
+    ),
+    "min": lambda dt: np.inf if dt.kind == "f" else (True if dt.kind == "b" else np.iinfo(dt).max),
+}
+
+
+def _reduce_window_ref(kind, dims, strides, pads, base, wdil):
+    def ref(x):
+        ufunc = {"sum": np.add, "max": np.maximum, "min": np.minimum}[kind]
+        dt = x.dtype
+        init = np.array(_RW_INIT[kind](np.dtype(dt) if dt.name != "bfloat16" else np.dtype("f")))
+        sizes = [(n - 1) * b + 1 + lo + hi if n else lo + hi for n, b, (lo, hi)
+                 in zip(x.shape, base, pads)]  # fmt: skip
+        out_shape = [max(0, (n - ((k - 1) * d + 1)) // s + 1) if n >= (k - 1) * d + 1 else 0
+                     for n, k, d, s in zip(sizes, dims, wdil, strides)]  # fmt: skip
+        out = np.empty(out_shape, dt)
+        for o in np.ndindex(*out_shape):
+            acc = init.astype(dt)
+            for k in np.ndindex(*dims):
+                p = [oi * s + ki * d for oi, s, ki, d in zip(o, strides, k, wdil)]
+                q = [pi - lo for pi, (lo, _) in zip(p, pads)]
+                inside = all(qi >= 0 and qi % b == 0 and qi // b < n
+                             for qi, b, n in zip(q, base, x.shape))  # fmt: skip
+                if inside:
+                    with np.errstate(all="ignore"):
+                        acc = ufunc(acc, x[tuple(qi // b for qi, b in zip(q, base))], dtype=dt)
+            out[o] = acc
+        return out
+
+    return ref
+
+
+_RW_CALLS = [
+    # (shape, window, strides, padding, base_dilation, window_dilation)
+    ((7,), (3,), (1,), ((0, 0),), (1,), (1,)),
+    ((7,), (2,), (2,), ((1, 2),), (1,), (1,)),
+    ((3, 4), (2, 2), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1)),
+    ((3, 4), (2, 3), (2, 1), ((1, 0), (1, 1)), (1, 1), (1, 1)),
+    ((3, 5), (2, 2), (1, 2), ((0, 1), (0, 0)), (2, 1), (1, 2)),
+    ((2, 3, 4), (1, 2, 2), (1, 1, 2), ((0, 0), (1, -1), (0, 1)), (1, 1, 1), (1, 2, 1)),
+    ((4,), (5,), (1,), ((0, 0),), (1,), (1,)),  # window larger than the operand: empty
+]
+
+for _kind, _dts in (("sum", NUMERIC), ("max", ALL), ("min", ALL)):
+    _name = f"reduce_window_{_kind}"
+    _op = {"sum": lax.add, "max": lax.max, "min": lax.min}[_kind]
+    for _dt in _dts:
+        for _s, _k, _st, _pd, _bd, _wd in _RW_CALLS:
+            _x = gen(_dt, _s, _GRID(_dt), seed=_name)
+            _npdt = np.dtype(bf16) if _dt == "bfloat16" else np.dtype(_dt)
+            _init = np.array(_RW_INIT[_kind](_npdt if _dt != "bfloat16" else np.dtype("f")),
+                             _npdt)  # fmt: skip
+            add(_name, Config(
+                f"{_dt}{_s} window={_k} strides={_st} pad={_pd} base={_bd} wdil={_wd}",
+                lambda x, i=_init, op=_op, k=_k, st=_st, pd=_pd, bd=_bd, wd=_wd: lax.reduce_window(
+                    x, i, op, k, st, pd, bd, wd),
+                (_x,),
+                _reduce_window_ref(_kind, _k, _st, _pd, _bd, _wd),
+                _dt,
+                native=not _is_float(_dt),
+            ))  # fmt: skip
+reject("reduce_window_sum", lambda x: lax.reduce_window(x, False, lax.add, (2,), (1,), "VALID"),
+       "bool")  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
 # Linear algebra (spmd._src.lax.linalg). Inputs are random normal matrices (well conditioned
 # enough at these sizes); the Cholesky factorization gets x @ x^T + n I, built with lax ops.
 # Decompositions whose vectors are unique only up to sign are compared with NumPy on the same

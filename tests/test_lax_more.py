@@ -128,6 +128,21 @@ VMAP_CASES = {
         _XB,
         2,
     ),
+    "reduce_window_max_same": (
+        lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 3), (2, 1), "SAME"),
+        _XB,
+        1,
+    ),
+    "reduce_window_sum_dilated": (
+        lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 2)),
+        _XB,
+        2,
+    ),
+    "reduce_window_min_grad": (
+        spmd.grad(lambda x: (lax.reduce_window(x, np.inf, lax.min, (3,), (1,), "SAME") ** 2).sum()),
+        _XB[0],
+        0,
+    ),
     "associative_scan_grad": (
         spmd.grad(lambda x: (lax.associative_scan(lax.mul, x) * x).sum()),
         _XB,
@@ -142,3 +157,49 @@ def test_vmap_matches_loop(name):
     want = np.stack([np.asarray(fn(np.take(x, i, axis=ax))) for i in range(x.shape[ax])])
     for mapped in (spmd.vmap(fn, in_axes=ax), spmd.jit(spmd.vmap(fn, in_axes=ax))):
         np.testing.assert_allclose(np.asarray(mapped(x)), want, rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# reduce_window_max/min forward mode: the tangent of the element XLA's select_and_gather_add
+# picks (values recorded from JAX 0.10.2): the first extremum of each window in row-major
+# order; a NaN is taken and then given up for the next element.
+
+_TIES = np.array([[1, 3, 3, 0], [3, 2, 3, 3], [0, 3, 1, 3]], np.float32)
+_TAN = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+_NAN = _TIES.copy()
+_NAN[1, 1] = np.nan
+
+
+@pytest.mark.parametrize(
+    "x,kind,kw,want",
+    [
+        (_TIES, "max", {}, [[2, 2, 3], [5, 7, 7]]),
+        (-_TIES, "min", {}, [[2, 2, 3], [5, 7, 7]]),
+        (_NAN, "max", {}, [[6, 7, 3], [10, 7, 7]]),
+        (_TIES, "max", {"base_dilation": (2, 1)}, [[2, 2, 3], [5, 7, 7], [5, 7, 7], [10, 10, 12]]),
+        (_TIES, "max", {"window_dilation": (1, 2)}, [[3, 2], [5, 8]]),
+    ],
+)
+def test_reduce_window_chooser_jvp(x, kind, kw, want):
+    op, init = (lax.max, -np.inf) if kind == "max" else (lax.min, np.inf)
+
+    def f(x):
+        return lax.reduce_window(x, init, op, (2, 2), (1, 1), "VALID", **kw)
+
+    for fn in (f, spmd.jit(f)):
+        _, t = spmd.jvp(fn, (x,), (_TAN,))
+        np.testing.assert_array_equal(np.asarray(t), np.array(want, np.float32))
+
+
+def test_reduce_window_max_grad_with_nan():
+    # JAX's select_and_scatter_add walks the windows the same way.
+    g = spmd.grad(lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 1), "VALID").sum())
+    np.testing.assert_array_equal(
+        np.asarray(g(_NAN)), np.array([[0, 0, 1, 0], [0, 1, 3, 0], [0, 1, 0, 0]], np.float32)
+    )
+
+
+def test_reduce_window_jaxpr_names_the_primitive():
+    text = str(spmd.make_jaxpr(lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1),
+                                                           "SAME"))(_TIES))  # fmt: skip
+    assert "reduce_window_sum[" in text and "padding=((0, 1), (0, 1))" in text

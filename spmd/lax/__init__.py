@@ -19,3 +19,4 @@ from spmd._src.lax.shape import *  # noqa: F401,F403
 from spmd._src.lax.sharding import *  # noqa: F401,F403
 from spmd._src.lax.sorting import *  # noqa: F401,F403
 from spmd._src.lax.special import *  # noqa: F401,F403
+from spmd._src.lax.windowed_reductions import *  # noqa: F401,F403
