@@ -5,6 +5,14 @@ This module re-exports the public API; the implementation lives in ``spmd._src``
 
 from spmd._src import dispatch as _dispatch  # noqa: F401  (installs the eager executor)
 from spmd._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
+from spmd._src.api_misc import (
+    clear_caches,
+    default_matmul_precision,
+    ensure_compile_time_eval,
+    live_arrays,
+    named_call,
+    named_scope,
+)
 from spmd._src.array import Array
 from spmd._src.autodiff import (
     grad,
@@ -35,6 +43,8 @@ from spmd._src.devices import (
     process_count,
     process_index,
 )
+from spmd._src.dtypes import float0
+from spmd._src.lax.pure_callback import pure_callback
 from spmd._src.lax.sharding import reshard
 from spmd._src.linear_transpose import linear_transpose
 from spmd._src.mesh import make_mesh, set_mesh
@@ -73,6 +83,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "block_until_ready",
+    "clear_caches",
+    "default_matmul_precision",
+    "ensure_compile_time_eval",
+    "float0",
+    "live_arrays",
+    "named_call",
+    "named_scope",
+    "pure_callback",
     "NamedSharding",
     "P",
     "PartitionSpec",

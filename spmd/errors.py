@@ -2,6 +2,9 @@
 
 from spmd._src.errors import (  # noqa: F401
     ConcretizationTypeError,
+    JAXIndexError,
+    JaxprTypeError,
+    JaxRuntimeError,
     JAXTypeError,
     KeyReuseError,
     TracerArrayConversionError,

@@ -404,3 +404,357 @@ def test_closure_convert_wrong_structure():
     )
     with pytest.raises(TypeError, match=re.escape(msg)):
         g({"a": 5.0}, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# pure_callback
+
+
+def _sds(x):
+    return spmd.ShapeDtypeStruct(x.shape, x.dtype)
+
+
+def _recording_sin(calls):
+    def cb(x):
+        calls.append(np.shape(x))
+        return np.sin(np.asarray(x)).astype(x.dtype)
+
+    return cb
+
+
+def test_pure_callback_eager_and_jit():
+    # jax: pure_callback(sin, ...)(arange(3.)) -> [0, 0.841471, 0.9092974], eager and jitted
+    calls = []
+    f = lambda x: spmd.pure_callback(_recording_sin(calls), _sds(x), x)  # noqa: E731
+    want = [0.0, 0.841471, 0.9092974]
+    _check(f(jnp.arange(3.0)), want, np.float32)
+    _check(spmd.jit(f)(jnp.arange(3.0)), want, np.float32)
+    assert calls == [(3,), (3,)]
+
+
+def test_pure_callback_receives_arrays_and_keywords():
+    # jax: the callback gets jax Arrays; keyword arguments are passed through; results may be
+    # a pytree -> {'a': [3, 3, 3]}
+    seen = []
+
+    def cb(x, y=0):
+        seen.append(type(x))
+        return {"a": x + y}
+
+    out = spmd.pure_callback(
+        cb, {"a": spmd.ShapeDtypeStruct((3,), jnp.float32)}, jnp.ones(3), y=np.float32(2)
+    )
+    _check(out["a"], [3.0, 3.0, 3.0], np.float32)
+    assert seen == [spmd.Array]
+
+
+def test_pure_callback_python_scalar_results_are_canonicalized():
+    # jax: a float64 or Python float result for a float32 result type is accepted -> 2.0, 2.5
+    sd = spmd.ShapeDtypeStruct((), jnp.float32)
+    _check(spmd.pure_callback(lambda x: np.float64(x * 2), sd, 1.0), 2.0, np.float32)
+    _check(spmd.pure_callback(lambda x: 2.5, sd, 1.0), 2.5, np.float32)
+    _check(spmd.pure_callback(lambda: np.float32(3), sd), 3.0, np.float32)
+
+
+def test_pure_callback_jaxpr_prints_as_jax():
+    # jax.make_jaxpr(lambda x: jax.pure_callback(cb, sds(x), x))(jnp.arange(3.))
+    def cb(x):
+        return x
+
+    got = str(spmd.make_jaxpr(lambda x: spmd.pure_callback(cb, _sds(x), x))(jnp.arange(3.0)))
+    want = """\
+{ lambda ; a:f32[3]. let
+    b:f32[3] = pure_callback[
+      callback=_FlatCallback(callback_func=<function test_pure_callback_jaxpr_prints_as_jax.\
+<locals>.cb at 0xXXXXXXXXXXXX>, in_tree=PyTreeDef(((*,), {})))
+      result_avals=(ShapedArray(float32[3]),)
+      sharding=None
+      vmap_method=None
+    ] a
+  in (b,) }"""
+    assert got == want
+
+
+def test_pure_callback_unused_result_is_dropped_under_jit():
+    # jax: jit(lambda x: (pure_callback(cb, ...), x)[1]) never calls cb
+    calls = []
+    cb = _recording_sin(calls)
+    spmd.jit(lambda x: (spmd.pure_callback(cb, _sds(x), x), x)[1])(jnp.ones(3))
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    "method, want_calls",
+    [
+        # jax: calls seen by cb2(x, y) under vmap over x (2, 3) with y = arange(3.) unbatched
+        ("sequential", [((3,), (3,)), ((3,), (3,))]),
+        ("sequential_unrolled", [((3,), (3,)), ((3,), (3,))]),
+        ("expand_dims", [((2, 3), (1, 3))]),
+        ("broadcast_all", [((2, 3), (2, 3))]),
+        ("legacy_vectorized", [((2, 3), (3,))]),
+    ],
+)
+def test_pure_callback_vmap_methods(method, want_calls):
+    calls = []
+
+    def cb2(x, y):
+        calls.append((np.shape(x), np.shape(y)))
+        return (np.asarray(x) + np.asarray(y)).astype(np.float32)
+
+    sd = spmd.ShapeDtypeStruct((3,), jnp.float32)
+    f = spmd.vmap(lambda x: spmd.pure_callback(cb2, sd, x, jnp.arange(3.0), vmap_method=method))
+    out = f(jnp.ones((2, 3)))
+    _check(out, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], np.float32)
+    assert calls == want_calls
+
+
+def test_pure_callback_nested_vmap_and_in_axes():
+    # jax: vmap(vmap(cb, sequential)) over (2, 3) -> 6 scalar calls; expand_dims -> one call
+    # with (2, 3); jit(vmap(cb(a, b), in_axes=(0, None), expand_dims))(ones(3), 2.0) -> [3,3,3]
+    calls = []
+    cb = lambda x: (calls.append(np.shape(x)), np.asarray(x) * 2)[1]  # noqa: E731
+    for method, want in [("sequential", [()] * 6), ("expand_dims", [(2, 3)])]:
+        calls.clear()
+        g = lambda x, m=method: spmd.pure_callback(cb, _sds(x), x, vmap_method=m)  # noqa: E731
+        _check(spmd.vmap(spmd.vmap(g))(jnp.ones((2, 3))), np.full((2, 3), 2.0), np.float32)
+        assert calls == want
+    h = spmd.vmap(
+        lambda x, y: spmd.pure_callback(
+            lambda a, b: np.asarray(a) + np.asarray(b),
+            spmd.ShapeDtypeStruct((), jnp.float32),
+            x,
+            y,
+            vmap_method="expand_dims",
+        ),
+        in_axes=(0, None),
+    )
+    _check(spmd.jit(h)(jnp.ones(3), 2.0), [3.0, 3.0, 3.0], np.float32)
+
+
+def test_pure_callback_sequential_prints_a_scan():
+    # jax: make_jaxpr(vmap(... vmap_method='sequential'))(ones((2, 3))) is a scan of length 2
+    # over the callback with vmap_method=sequential
+    f = spmd.vmap(lambda x: spmd.pure_callback(np.sin, _sds(x), x, vmap_method="sequential"))
+    got = str(spmd.make_jaxpr(f)(jnp.ones((2, 3))))
+    assert got.startswith("{ lambda ; a:f32[2,3]. let\n    b:f32[2,3] = scan[")
+    assert "vmap_method=sequential" in got and "length=2" in got and "num_consts=0" in got
+
+
+def test_pure_callback_under_pmap_runs_per_device():
+    # jax (4 devices): pmap(cb)(arange(4.)) -> [0, 2, 4, 6], four scalar calls
+    calls = []
+    cb = lambda x: (calls.append(np.shape(x)), np.asarray(x) * 2)[1]  # noqa: E731
+    n = min(spmd.device_count(), 4)
+    out = spmd.pmap(lambda x: spmd.pure_callback(cb, _sds(x), x))(jnp.arange(float(n)))
+    _check(out, 2.0 * np.arange(n), np.float32)
+    assert calls == [()] * n
+
+
+def test_pure_callback_vmap_without_method():
+    # jax: NotImplementedError, message below
+    f = spmd.vmap(lambda x: spmd.pure_callback(np.sin, _sds(x), x))
+    msg = (
+        "vmap is only supported for the pure_callback primitive when vmap_method is one of "
+        "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+        "'legacy_vectorized'. Got vmap_method=None."
+    )
+    with pytest.raises(NotImplementedError, match=re.escape(msg)):
+        f(jnp.ones((2, 3)))
+
+
+def test_pure_callback_bad_vmap_method():
+    # jax: ValueError (at the call, even outside vmap)
+    msg = (
+        "vmap_method must be on of the allowed methods ['sequential', 'sequential_unrolled', "
+        "'expand_dims', 'broadcast_all', 'legacy_vectorized', None], but got: bogus"
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        spmd.pure_callback(np.sin, _sds(jnp.ones(3)), jnp.ones(3), vmap_method="bogus")
+
+
+def test_pure_callback_differentiation_raises():
+    # jax: ValueError for grad and jvp; no error when the callback's input is not differentiated
+    # (grad(lambda x: pure_callback(a*2, (), 1.0) * x)(2.0) -> 2.0)
+    msg = (
+        "Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use callbacks while "
+        "taking gradients."
+    )
+    f = lambda x: spmd.pure_callback(np.sin, _sds(x), x)  # noqa: E731
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        spmd.grad(lambda x: f(x).sum())(jnp.ones(3))
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        spmd.jvp(f, (jnp.ones(3),), (jnp.ones(3),))
+    sd = spmd.ShapeDtypeStruct((), jnp.float32)
+    g = spmd.grad(lambda x: spmd.pure_callback(lambda a: a * 2, sd, 1.0) * x)(2.0)
+    np.testing.assert_allclose(np.asarray(g), 2.0)
+
+
+@pytest.mark.parametrize(
+    "ret, sd, msg",
+    [
+        # jax: JaxRuntimeError (a RuntimeError) with these messages
+        (
+            np.ones(4, np.float32),
+            (3,),
+            "Incorrect output shape for return value #0: Expected: (3,), Actual: (4,)",
+        ),
+        (
+            np.ones(3, np.int32),
+            (3,),
+            "Incorrect output dtype for return value #0: Expected: float32, Actual: int32",
+        ),
+        (
+            (np.ones(3, np.float32),) * 2,
+            (3,),
+            "Mismatched number of outputs from callback. Expected: 1, Actual: 2",
+        ),
+    ],
+    ids=["shape", "dtype", "count"],
+)
+@pytest.mark.parametrize("jit", [False, True])
+def test_pure_callback_wrong_results(ret, sd, msg, jit):
+    f = lambda x: spmd.pure_callback(lambda x: ret, spmd.ShapeDtypeStruct(sd, x.dtype), x)  # noqa: E731
+    f = spmd.jit(f) if jit else f
+    with pytest.raises(spmd.errors.JaxRuntimeError, match=re.escape(msg)):
+        f(jnp.ones(3))
+    assert issubclass(spmd.errors.JaxRuntimeError, RuntimeError)
+
+
+# ---------------------------------------------------------------------------------------------
+# float0, names, ensure_compile_time_eval, default_matmul_precision, caches, errors
+
+
+def test_float0_is_the_integer_tangent_dtype():
+    # jax: jax.float0 == dtype([('float0', 'V')]); grad(allow_int) of an int argument has it
+    assert spmd.float0 == np.dtype([("float0", "V")])
+    g = spmd.grad(lambda x, i: x * i, argnums=1, allow_int=True)(1.0, 2)
+    assert g.dtype == spmd.float0
+
+
+def test_named_call_and_named_scope_change_nothing():
+    # jax: named_call(f, name='foo')(1.0) -> 1.6829419 and make_jaxpr shows no name;
+    # named_scope inside a function leaves its jaxpr as it is
+    f = lambda x: jnp.sin(x) * 2  # noqa: E731
+    g = spmd.named_call(f, name="foo")
+    np.testing.assert_allclose(np.asarray(g(1.0)), 1.6829419, rtol=1e-6)
+    want = "{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }"
+    assert str(spmd.make_jaxpr(g)(1.0)) == want
+    np.testing.assert_allclose(np.asarray(spmd.grad(g)(1.0)), 1.0806046, rtol=1e-6)
+
+    def h(x):
+        with spmd.named_scope("bar"):
+            return jnp.cos(x)
+
+    assert str(spmd.make_jaxpr(h)(1.0)) == "{ lambda ; a:f32[]. let b:f32[] = cos a in (b,) }"
+
+
+def test_named_scope_name_must_be_a_string():
+    # jax: TypeError "named_scope name argument must be a string."
+    with pytest.raises(TypeError, match="named_scope name argument must be a string."):
+        with spmd.named_scope(3):
+            pass
+
+
+def test_ensure_compile_time_eval_inside_jit():
+    # jax: e(1.0) -> 6.0; the traced x + 1.0 is staged while arange(3).sum() is concrete (3),
+    # so int() works; grad inside the block under jit -> 0.5403023; Python `if` on a concrete
+    # comparison -> [1, 2, 3, 4]
+    traced = []
+
+    @spmd.jit
+    def e(x):
+        with spmd.ensure_compile_time_eval():
+            y = x + 1.0
+            n = int(jnp.arange(3).sum())
+            traced.append(isinstance(jnp.sin(2.0), spmd.Array))
+        return y * n
+
+    _check(e(1.0), 6.0, np.float32)
+    assert traced == [True]
+    want = """\
+{ lambda ; a:f32[]. let
+    b:f32[] = jit[
+      name=e
+      jaxpr={ lambda ; a:f32[]. let
+          c:f32[] = add a 1.0:f32[]
+          b:f32[] = mul c 3.0:f32[]
+        in (b,) }
+    ] a
+  in (b,) }"""
+    assert str(spmd.make_jaxpr(e)(1.0)) == want
+
+    def f(x):
+        with spmd.ensure_compile_time_eval():
+            return spmd.grad(jnp.sin)(x)
+
+    np.testing.assert_allclose(np.asarray(spmd.jit(f)(1.0)), 0.5403023, rtol=1e-6)
+
+    @spmd.jit
+    def g(x):
+        with spmd.ensure_compile_time_eval():
+            c = jnp.arange(4.0)
+            d = jnp.sum(c) > 3
+        if d:
+            return x + c
+        return x
+
+    _check(g(jnp.ones(4)), [1.0, 2.0, 3.0, 4.0], np.float32)
+
+
+def test_ensure_compile_time_eval_is_needed():
+    # Without the block, the same Python `if` fails under jit.
+    @spmd.jit
+    def g(x):
+        if jnp.sum(jnp.arange(4.0)) > 3:
+            return x + 1
+        return x
+
+    with pytest.raises(spmd.errors.ConcretizationTypeError):
+        g(1.0)
+
+
+def test_default_matmul_precision():
+    # jax: accepted values compute as usual (dot(ones(2), ones(2)) -> 2.0); a bad one raises
+    # ValueError "new enum value must be None or in [...], got bogus of type <class 'str'>."
+    with spmd.default_matmul_precision("float32"):
+        _check(jnp.dot(jnp.ones(2), jnp.ones(2)), 2.0, np.float32)
+        assert spmd.config.jax_default_matmul_precision == "float32"
+    with spmd.default_matmul_precision("highest"):
+        _check(spmd.jit(jnp.dot)(jnp.ones(2), jnp.ones(2)), 2.0, np.float32)
+    assert spmd.config.jax_default_matmul_precision is None
+    with pytest.raises(ValueError, match=r"new enum value must be None or in \['default', "):
+        with spmd.default_matmul_precision("bogus"):
+            pass
+    with pytest.raises(ValueError, match=re.escape("got bogus of type <class 'str'>.")):
+        with spmd.default_matmul_precision("bogus"):
+            pass
+
+
+def test_clear_caches_makes_jit_trace_again():
+    traces = []
+
+    @spmd.jit
+    def f(x):
+        traces.append(1)
+        return x * 2
+
+    f(1.0)
+    f(1.0)
+    assert len(traces) == 1
+    assert spmd.clear_caches() is None
+    f(1.0)
+    assert len(traces) == 2
+
+
+def test_live_arrays():
+    x = jnp.arange(5.0)
+    live = spmd.live_arrays()
+    assert isinstance(live, list) and any(a is x for a in live)
+    assert all(isinstance(a, spmd.Array) for a in live)
+
+
+def test_error_classes():
+    # jax: JaxRuntimeError < RuntimeError, JAXIndexError < IndexError, JaxprTypeError < TypeError
+    assert issubclass(spmd.errors.JaxRuntimeError, RuntimeError)
+    assert issubclass(spmd.errors.JAXIndexError, IndexError)
+    assert issubclass(spmd.errors.JaxprTypeError, TypeError)

@@ -29,3 +29,15 @@ class UnexpectedTracerError(Exception):
 
 class KeyReuseError(Exception):
     pass
+
+
+class JaxRuntimeError(RuntimeError):
+    """A running program failed (a callback returned the wrong shape or dtype)."""
+
+
+class JAXIndexError(IndexError):
+    pass
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr is ill-typed."""
