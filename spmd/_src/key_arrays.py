@@ -19,6 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 _KEY_TYPES: list[type] = []
+# Set once the first key array is made (``key_made``): until then no argument can be one.
+_made = [False]
 # Per key type: the shape and dtype of one key's data.
 _KEY_DATA: dict[type, tuple[tuple[int, ...], Any]] = {}
 
@@ -29,6 +31,11 @@ def register_key_type(cls: type, data_shape: tuple[int, ...], data_dtype: Any) -
     the keys' own."""
     _KEY_TYPES.append(cls)
     _KEY_DATA[cls] = (tuple(data_shape), data_dtype)
+
+
+def key_made() -> None:
+    """Called by a key array type's constructor (see ``_made``)."""
+    _made[0] = True
 
 
 def abstract_keys_in(tree: Any, struct: type) -> Any:
@@ -72,10 +79,13 @@ def is_key_array(x: Any) -> bool:
 
 def _has_key(values) -> bool:
     for v in values:
-        if type(v) in _KEY_TYPES:
+        t = type(v)
+        if t in _KEY_TYPES:
             return True
-        if type(v) in (list, tuple) and any(type(e) in _KEY_TYPES for e in v):
-            return True
+        if t is list or t is tuple:
+            for e in v:
+                if type(e) in _KEY_TYPES:
+                    return True
     return False
 
 
@@ -110,9 +120,10 @@ def over_key_data(name: str, operands: Callable[[tuple, dict], list] | None = No
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
-            if not _KEY_TYPES or not (_has_key(args) or _has_key(kwargs.values())):
-                return fn(*args, **kwargs)
-            return _on_key_data(name, fn, operands, args, kwargs)
+            # Cheap until a key array exists: these functions are on every array path.
+            if _made[0] and (_has_key(args) or (kwargs and _has_key(kwargs.values()))):
+                return _on_key_data(name, fn, operands, args, kwargs)
+            return fn(*args, **kwargs)
 
         return wrapped
 

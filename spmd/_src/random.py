@@ -90,6 +90,7 @@ class PRNGKeyArray:
 
     def __init__(self, base: Any) -> None:
         self._base = base
+        key_arrays.key_made()
 
     # -- array-like attributes -----------------------------------------------------------------
     @property
