@@ -35,6 +35,12 @@ from spmd._src.tree_util import (
     treedef_is_leaf,
     treedef_tuple,
 )
+from spmd._src.tree_util_registry import (
+    PyTreeRegistry,
+    default_registry,
+    flatten_one_level,
+    is_tree_node,
+)
 
 __all__ = [
     "DictKey",
@@ -44,9 +50,13 @@ __all__ = [
     "KeyPath",
     "Partial",
     "PyTreeDef",
+    "PyTreeRegistry",
     "SequenceKey",
     "all_leaves",
     "build_tree",
+    "default_registry",
+    "flatten_one_level",
+    "is_tree_node",
     "keystr",
     "register_dataclass",
     "register_pytree_node",

@@ -7,6 +7,8 @@ same expressions with ``import jax, jax.numpy as jnp``; each is hard-coded next 
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import re
 
 import numpy as np
@@ -758,3 +760,96 @@ def test_error_classes():
     assert issubclass(spmd.errors.JaxRuntimeError, RuntimeError)
     assert issubclass(spmd.errors.JAXIndexError, IndexError)
     assert issubclass(spmd.errors.JaxprTypeError, TypeError)
+
+
+# ---------------------------------------------------------------------------------------------
+# tree_util: flatten_one_level, is_tree_node, default_registry
+
+_Pt = collections.namedtuple("_Pt", "x y")
+
+
+class _Box:
+    def __init__(self, a):
+        self.a = a
+
+
+spmd.tree_util.register_pytree_node(_Box, lambda b: ((b.a,), "aux"), lambda aux, ch: _Box(*ch))
+
+
+@pytest.mark.parametrize(
+    "tree, want",
+    [
+        # jax.tree_util.flatten_one_level(tree) for each tree
+        ([1, 2], ([1, 2], None)),
+        ((1, [2]), ((1, [2]), None)),
+        ({"b": 1, "a": 2}, ((2, 1), ("a", "b"))),
+        (None, ((), None)),
+        (_Pt(1, 2), ([1, 2], _Pt)),
+        (collections.OrderedDict(b=1, a=2), ([1, 2], ("b", "a"))),
+        (collections.defaultdict(int, {"b": 1}), ([1], (int, ("b",)))),
+        ((), ((), None)),
+        ([], ([], None)),
+        ({}, ((), ())),
+    ],
+    ids=lambda v: type(v).__name__,
+)
+def test_flatten_one_level(tree, want):
+    got = spmd.tree_util.flatten_one_level(tree)
+    assert got == want
+    assert type(got[0]) is type(want[0])
+
+
+def test_flatten_one_level_registered_classes():
+    # jax: a registered class gives its flatten function's children and aux -> ((5,), 'aux');
+    # a dataclass with a static field -> ([1], (2,)); a Partial -> (((1,), {}), func)
+    assert spmd.tree_util.flatten_one_level(_Box(5)) == ((5,), "aux")
+
+    @spmd.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class D:
+        a: int
+        b: int = dataclasses.field(metadata=dict(static=True))
+
+    assert spmd.tree_util.flatten_one_level(D(1, 2)) == ([1], (2,))
+    fn = lambda x, y: x  # noqa: E731
+    assert spmd.tree_util.flatten_one_level(spmd.tree_util.Partial(fn, 1)) == (((1,), {}), fn)
+
+
+@pytest.mark.parametrize("leaf", [1, np.ones(2)], ids=["int", "ndarray"])
+def test_flatten_one_level_of_a_leaf(leaf):
+    # jax: ValueError "can't tree-flatten type: <class 'int'>"
+    with pytest.raises(ValueError, match=re.escape(f"can't tree-flatten type: {type(leaf)}")):
+        spmd.tree_util.flatten_one_level(leaf)
+
+
+def test_is_tree_node_takes_a_type():
+    # jax: True for list, NoneType, tuple, dict, a namedtuple class and a registered class;
+    # False for int and for a value ([1] is not a type)
+    t = spmd.tree_util.is_tree_node
+    assert [t(list), t(type(None)), t(tuple), t(dict), t(_Pt), t(_Box)] == [True] * 6
+    assert [t(int), t(spmd.Array), t([1])] == [False] * 3
+
+
+def test_default_registry():
+    # jax.tree_util.default_registry methods on these inputs
+    r = spmd.tree_util.default_registry
+    leaves, treedef = r.flatten({"a": 1, "b": None})
+    assert leaves == [1] and str(treedef) == "PyTreeDef({'a': *, 'b': None})"
+    leaves, treedef = r.flatten([1, None], lambda x: x is None)
+    assert leaves == [1, None] and str(treedef) == "PyTreeDef([*, *])"
+    paths, _ = r.flatten_with_path({"a": [1]})
+    assert paths == [((spmd.tree_util.DictKey("a"), spmd.tree_util.SequenceKey(0)), 1)]
+    assert r.flatten_one_level({"b": 1, "a": 2}) == ((2, 1), ("a", "b"))
+    assert r.flatten_one_level_with_keys({"b": 1, "a": 2}) == (
+        ((spmd.tree_util.DictKey("a"), 2), (spmd.tree_util.DictKey("b"), 1)),
+        ("a", "b"),
+    )
+    assert r.flatten_one_level(5) is None
+    assert r.is_node(list) and not r.is_node(int)
+
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    r.register_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
+    assert spmd.tree_util.tree_leaves([Pair(1, 2)]) == [1, 2]
