@@ -8,6 +8,7 @@ from spmd._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
 from spmd._src.api_misc import (
     clear_caches,
     default_matmul_precision,
+    effects_barrier,
     ensure_compile_time_eval,
     live_arrays,
     named_call,
@@ -44,6 +45,7 @@ from spmd._src.devices import (
     process_index,
 )
 from spmd._src.dtypes import float0
+from spmd._src.fwd_and_bwd import fwd_and_bwd
 from spmd._src.lax.pure_callback import pure_callback
 from spmd._src.lax.sharding import reshard
 from spmd._src.linear_transpose import linear_transpose
@@ -85,8 +87,10 @@ __all__ = [
     "block_until_ready",
     "clear_caches",
     "default_matmul_precision",
+    "effects_barrier",
     "ensure_compile_time_eval",
     "float0",
+    "fwd_and_bwd",
     "live_arrays",
     "named_call",
     "named_scope",

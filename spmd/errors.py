@@ -2,6 +2,7 @@
 
 from spmd._src.errors import (  # noqa: F401
     ConcretizationTypeError,
+    InconclusiveDimensionOperation,
     JAXIndexError,
     JaxprTypeError,
     JaxRuntimeError,

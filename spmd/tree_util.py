@@ -39,6 +39,7 @@ from spmd._src.tree_util_registry import (
     PyTreeRegistry,
     default_registry,
     flatten_one_level,
+    flatten_one_level_with_keys,
     is_tree_node,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "build_tree",
     "default_registry",
     "flatten_one_level",
+    "flatten_one_level_with_keys",
     "is_tree_node",
     "keystr",
     "register_dataclass",

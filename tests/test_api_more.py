@@ -853,3 +853,107 @@ def test_default_registry():
 
     r.register_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
     assert spmd.tree_util.tree_leaves([Pair(1, 2)]) == [1, 2]
+
+
+def test_flatten_one_level_with_keys():
+    # jax.tree_util.flatten_one_level_with_keys on these inputs; a leaf raises ValueError
+    t = spmd.tree_util
+    assert t.flatten_one_level_with_keys({"b": 1, "a": 2}) == (
+        ((t.DictKey("a"), 2), (t.DictKey("b"), 1)),
+        ("a", "b"),
+    )
+    assert t.flatten_one_level_with_keys([1, None]) == (
+        ((t.SequenceKey(0), 1), (t.SequenceKey(1), None)),
+        None,
+    )
+    with pytest.raises(ValueError, match=re.escape("can't tree-flatten type: <class 'int'>")):
+        t.flatten_one_level_with_keys(1)
+
+
+def test_inconclusive_dimension_operation_and_effects_barrier():
+    # jax: InconclusiveDimensionOperation derives from Exception only; effects_barrier() -> None
+    # once the callbacks of programs already called have run
+    assert spmd.errors.InconclusiveDimensionOperation.__mro__[1] is Exception
+    seen = []
+    spmd.jit(lambda x: spmd.debug.callback(lambda v: seen.append(float(v)), x))(2.0)
+    assert spmd.effects_barrier() is None
+    assert seen == [2.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# fwd_and_bwd
+
+_X22 = np.arange(4.0, dtype=np.float32).reshape(2, 2)
+
+
+def _sin_matmul(x, w):
+    return jnp.sin(x) @ w
+
+
+def test_fwd_and_bwd_values():
+    # jax: fwd_and_bwd(sin(x) @ W, argnums=(0, 1)) at x = arange(4.).reshape(2, 2), W = ones,
+    # bwd(res, ones((2, 2))) -> ([[2, 1.0806046], [-0.8322937, -1.979985]],
+    # [[0.9092974, 0.9092974], [0.982591, 0.982591]]); argnums=0 returns the array alone
+    want_x = [[2.0, 1.0806046], [-0.8322937, -1.979985]]
+    want_w = [[0.9092974, 0.9092974], [0.982591, 0.982591]]
+    w = np.ones((2, 2), np.float32)
+    fwd, bwd = spmd.fwd_and_bwd(_sin_matmul, argnums=(0, 1))
+    y, res = fwd(_X22, w)
+    np.testing.assert_allclose(np.asarray(y), np.sin(_X22) @ w, rtol=1e-6)
+    gx, gw = bwd(res, np.ones((2, 2), np.float32))
+    np.testing.assert_allclose(np.asarray(gx), want_x, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(gw), want_w, rtol=1e-5)
+    fwd1, bwd1 = spmd.fwd_and_bwd(_sin_matmul, argnums=0)
+    g = bwd1(fwd1(_X22, w)[1], np.ones((2, 2), np.float32))
+    np.testing.assert_allclose(np.asarray(g), want_x, rtol=1e-5)
+    fwd3, bwd3 = spmd.fwd_and_bwd(_sin_matmul, argnums=(0,), jitted=False)
+    (g3,) = bwd3(fwd3(_X22, w)[1], np.ones((2, 2), np.float32))
+    np.testing.assert_allclose(np.asarray(g3), want_x, rtol=1e-5)
+
+
+def test_fwd_and_bwd_has_aux_and_int_argument():
+    # jax: has_aux: fwd(arange(3.)) -> (5., res, {'aux': [0, 1, 2]}), bwd(res, 1.0) -> [0, 2, 4];
+    # an int argument: fwd(1.0, 2) at argnums=(1,) -> 2.0 (no error)
+    fwd, bwd = spmd.fwd_and_bwd(lambda x: (jnp.sum(x**2), {"aux": x}), argnums=0, has_aux=True)
+    y, res, aux = fwd(jnp.arange(3.0))
+    _check(y, 5.0, np.float32)
+    _check(aux["aux"], [0.0, 1.0, 2.0], np.float32)
+    _check(bwd(res, 1.0), [0.0, 2.0, 4.0], np.float32)
+    y2, _ = spmd.fwd_and_bwd(lambda x, i: x * i, argnums=(1,))[0](1.0, 2)
+    np.testing.assert_allclose(np.asarray(y2), 2.0)
+
+
+def test_fwd_and_bwd_traces_once_and_differentiates():
+    # The point of fwd_and_bwd: bwd's jit is reused across fwd calls. jax: grad of
+    # sum(bwd(fwd(x, x)[1], x)[0]) at ones((2, 2)) -> 0.4782672 everywhere
+    fwd, bwd = spmd.fwd_and_bwd(_sin_matmul, argnums=(0, 1))
+    x = jnp.ones((2, 2))
+    for i in range(3):
+        bwd(fwd(x * i, x)[1], x)
+    assert fwd._cache_size() == 1 and bwd._cache_size() == 1
+    g = spmd.grad(lambda x: jnp.sum(bwd(fwd(x, x)[1], x)[0]))(x)
+    np.testing.assert_allclose(np.asarray(g), np.full((2, 2), 0.4782672), rtol=1e-5)
+
+
+def test_fwd_and_bwd_wrong_cotangent_type():
+    # jax: ValueError, message below
+    fwd, bwd = spmd.fwd_and_bwd(_sin_matmul, argnums=(0, 1))
+    res = fwd(_X22, _X22)[1]
+    msg = (
+        "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got float32[3], "
+        "but expected float32[2,2] because the corresponding output of the differentiated "
+        "function had JAX type float32[2,2]"
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        bwd(res, jnp.ones(3))
+
+
+def test_fwd_and_bwd_bad_argnums():
+    # jax: ValueError, message below, when fwd is called
+    fwd, _ = spmd.fwd_and_bwd(_sin_matmul, argnums=(5,))
+    msg = (
+        "Positional argument indices, e.g. for `static_argnums`, must have value greater than "
+        "or equal to -len(args) and less than len(args), but got value 5 for len(args) == 2."
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        fwd(_X22, _X22)

@@ -1,5 +1,6 @@
 """Small top-level utilities of JAX's API: ``named_call``, ``named_scope``,
-``ensure_compile_time_eval``, ``default_matmul_precision``, ``clear_caches``, ``live_arrays``.
+``ensure_compile_time_eval``, ``default_matmul_precision``, ``clear_caches``, ``live_arrays``,
+``effects_barrier``.
 
 Names (``named_call``, ``named_scope``) only label XLA operations in JAX; jaxprs print without
 them there, and here they change nothing. ``default_matmul_precision`` is accepted and checked:
@@ -150,6 +151,11 @@ def clear_caches() -> None:
     lowering._cache.clear()
 
 
+def effects_barrier() -> None:
+    """Wait until the side effects (callbacks) of running programs are done: programs run to
+    completion when called here, so there is nothing to wait for."""
+
+
 def live_arrays() -> list[Any]:
     """The Arrays that are alive (referenced) now."""
     from spmd._src.array import Array
@@ -160,6 +166,7 @@ def live_arrays() -> list[Any]:
 __all__ = [
     "clear_caches",
     "default_matmul_precision",
+    "effects_barrier",
     "ensure_compile_time_eval",
     "live_arrays",
     "named_call",

@@ -41,3 +41,7 @@ class JAXIndexError(IndexError):
 
 class JaxprTypeError(TypeError):
     """A jaxpr is ill-typed."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A shape computation with symbolic dimensions has no definite answer (JAX's export)."""

@@ -68,6 +68,15 @@ def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Any]:
     return got[0], got[1]
 
 
+def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple], Any]:
+    """A node's direct children paired with their keys, and its metadata; ValueError for a
+    leaf."""
+    got = default_registry.flatten_one_level_with_keys(tree)
+    if got is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return got
+
+
 class PyTreeRegistry:
     """The pytree registry (JAX's ``default_registry``): flatten with it, ask it whether a type
     is a node, register node types in it."""
@@ -115,4 +124,10 @@ class PyTreeRegistry:
 
 
 default_registry = PyTreeRegistry()
-__all__ = ["PyTreeRegistry", "default_registry", "flatten_one_level", "is_tree_node"]
+__all__ = [
+    "PyTreeRegistry",
+    "default_registry",
+    "flatten_one_level",
+    "flatten_one_level_with_keys",
+    "is_tree_node",
+]
