@@ -240,3 +240,76 @@ case(
     error="TypeError",
     match=r"reduce_window_sum does not accept dtype bool",
 )
+
+# ---------------------------------------------------------------------------------------------
+# reduce: monoids go to reduce_sum/prod/max/min/and/or; anything else is the reduce primitive
+
+
+def RD(init, op: str, dims, src: str = "lax"):
+    """Maker of ``lax.reduce(x, init, <src>.<op>, dims)``."""
+
+    def make(jnp, lax):
+        fn = getattr(lax if src == "lax" else jnp, op)
+        return lambda x: lax.reduce(x, init, fn, dims)
+
+    return make
+
+
+case("reduce_add", RD(0.0, "add", (0,)), X35, grad=(0,))
+case("reduce_mul_all", RD(1.0, "mul", (0, 1)), X35, grad=(0,))
+case("reduce_max", RD(-np.inf, "max", (1,)), TIES34, grad=(0,))
+case("reduce_min_int", RD(int(np.iinfo(np.int32).max), "min", (0,)), I35)
+case("reduce_or_int", RD(0, "bitwise_or", (1,)), I35)
+case("reduce_and_int", RD(-1, "bitwise_and", (1,)), I35)
+case("reduce_and_bool", RD(True, "bitwise_and", (0,)), B6)
+case("reduce_max_not_identity", RD(0.0, "max", (0,)), X35, grad=(0,))
+case("reduce_jnp_add_generic", RD(0.0, "add", (1,), src="jnp"), X35, grad=(0,))
+case(
+    "reduce_tuple_monoid",
+    lambda jnp, lax: lambda x: lax.reduce((x,), (0.0,), lax.add, (1,)),
+    X35,
+    grad=(0,),
+)
+
+
+def _reduce_assoc(jnp, lax):
+    # (1 + a)(1 + b) - 1: associative, with a derivative that depends on every element.
+    return lambda x: lax.reduce(x * 0.1, 0.0, lambda a, b: a + b + a * b, (0, 2))
+
+
+def _reduce_pair(jnp, lax):
+    def fn(p, q):
+        return {"s": p["s"] + q["s"], "m": jnp.maximum(p["m"], q["m"])}
+
+    return lambda x, y: lax.reduce({"s": x, "m": y}, {"s": 0.0, "m": -np.inf}, fn, (1,))
+
+
+def _reduce_int_generic(jnp, lax):
+    return lambda x: lax.reduce(x, np.int32(0), lambda a, b: a * 3 + b, (1,))
+
+
+case("reduce_generic_assoc", _reduce_assoc, X246, grad=(0,))
+case("reduce_generic_pytree", _reduce_pair, X35, X35[::-1].copy(), grad=(0, 1))
+case("reduce_generic_int", _reduce_int_generic, I35)
+case(
+    "reduce_err_dtype",
+    lambda jnp, lax: lambda x: lax.reduce(x, 0.0, lambda a, b: a * 0.5 + b, (0,)),
+    I35,
+    error="TypeError",
+    match=r"reduce operand dtypes should match corresponding initial value dtypes, got "
+    r"operands=\[ShapedArray\(int32\[3,5\]\)\] and initial_values=\[ShapedArray\(float32\[\]",
+)
+case(
+    "reduce_err_tree",
+    lambda jnp, lax: lambda x: lax.reduce(x, (0.0, 0.0), lax.add, (0,)),
+    X35,
+    error="ValueError",
+    match=r"Operands must have the same tree structure as init_values",
+)
+case(
+    "reduce_err_dims",
+    RD(0.0, "add", (2,)),
+    X35,
+    error="ValueError",
+    match=r"axis 2 is out of bounds for array of dimension 2",
+)

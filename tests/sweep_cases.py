@@ -1171,6 +1171,57 @@ for _kind, _dts in (("sum", NUMERIC), ("max", ALL), ("min", ALL)):
 reject("reduce_window_sum", lambda x: lax.reduce_window(x, False, lax.add, (2,), (1,), "VALID"),
        "bool")  # fmt: skip
 
+# lax.reduce with a computation that is no monoid: the generic reduce primitive folds it over
+# the reduced elements in row-major order from the init value.
+
+
+def _reduce_fold_ref(dims, comp):
+    def ref(x, y):
+        kept = [k for k in range(x.ndim) if k not in dims]
+        perm = kept + list(dims)
+        m = int(np.prod([x.shape[k] for k in kept], dtype=np.int64))
+        xs, ys = (np.transpose(v, perm).reshape(m, -1) for v in (x, y))
+        a, b = np.zeros(m, x.dtype), np.ones(m, y.dtype)
+        for j in range(xs.shape[1]):
+            a, b = comp(a, b, xs[:, j], ys[:, j])
+        out = tuple(x.shape[k] for k in kept)
+        return [a.reshape(out), b.reshape(out)]
+
+    return ref
+
+
+def _reduce_pair(a, b, x, y):
+    # Two results from two operands: a weighted running sum and a product.
+    return a * 0.5 + x, b * y
+
+
+for _dt in FLOATS:
+    for _s, _dims in (((5,), (0,)), ((2, 3), (1,)), ((2, 3, 4), (0, 2)), ((2, 3), ())):
+        _x = gen(_dt, _s, "grid", seed="reduce")
+        _y = gen(_dt, _s, "pow2", seed="reduce2")
+        add("reduce", Config(
+            f"{_dt}{_s} dims={_dims}",
+            lambda x, y, d=_dims: list(lax.reduce(
+                (x, y), (np.array(0, x.dtype), np.array(1, y.dtype)),
+                lambda p, q: (p[0] * 0.5 + q[0], p[1] * q[1]), d)),
+            (_x, _y),
+            _reduce_fold_ref(_dims, _reduce_pair),
+            [_dt, _dt],
+            LOOSE,
+        ))  # fmt: skip
+for _dt in ("int32", "uint8"):
+    _x = gen(_dt, (3, 4), (0, 5), seed="reducei")
+    add("reduce", Config(
+        f"{_dt} (3, 4) dims=(0,)",
+        lambda x, y: list(lax.reduce(
+            (x, y), (np.array(0, x.dtype), np.array(1, y.dtype)),
+            lambda p, q: (p[0] * 2 + q[0], p[1] * q[1]), (0,))),
+        (_x, _x),
+        _reduce_fold_ref((0,), lambda a, b, x, y: (a * 2 + x, b * y)),
+        [_dt, _dt],
+        native=True,
+    ))  # fmt: skip
+
 # ---------------------------------------------------------------------------------------------
 # Linear algebra (spmd._src.lax.linalg). Inputs are random normal matrices (well conditioned
 # enough at these sizes); the Cholesky factorization gets x @ x^T + n I, built with lax ops.

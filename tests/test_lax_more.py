@@ -143,6 +143,16 @@ VMAP_CASES = {
         _XB[0],
         0,
     ),
+    "reduce_generic": (
+        lambda x: lax.reduce(x, np.float32(0), lambda a, b: a + b + a * b, (1,)),
+        _XB * 0.1,
+        2,
+    ),
+    "reduce_generic_grad": (
+        spmd.grad(lambda x: lax.reduce(x, np.float32(1), lambda a, b: a * b + 0.5, (0,)).sum()),
+        _XB,
+        1,
+    ),
     "associative_scan_grad": (
         spmd.grad(lambda x: (lax.associative_scan(lax.mul, x) * x).sum()),
         _XB,

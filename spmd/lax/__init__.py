@@ -9,6 +9,7 @@ from spmd._src.lax.elementwise.conversion import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.selection import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.transcendental import *  # noqa: F401,F403
 from spmd._src.lax.fft import FftType, fft  # noqa: F401
+from spmd._src.lax.generic_reductions import *  # noqa: F401,F403
 from spmd._src.lax.indexing.common import *  # noqa: F401,F403
 from spmd._src.lax.indexing.gathering import *  # noqa: F401,F403
 from spmd._src.lax.indexing.scattering import *  # noqa: F401,F403
