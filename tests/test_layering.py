@@ -35,6 +35,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.config",
         "spmd._src.tree_util",
         "spmd._src.tree_util_paths",
+        "spmd._src.tree_util_registry",
         "spmd._src.dtypes",
         "spmd._src.pretty_printer",
         "spmd._src.errors",
@@ -69,6 +70,9 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.numpy.*",
         "spmd._src.random",
         "spmd._src.nn.*",
+        "spmd._src.linear_transpose",
+        "spmd._src.fwd_and_bwd",
+        "spmd._src.api_misc",
     ],
 }
 PUBLIC_LAYER = 7
