@@ -313,3 +313,34 @@ case(
     error="ValueError",
     match=r"axis 2 is out of bounds for array of dimension 2",
 )
+
+# The generic reduce_window primitive (JAX has no derivative for it: values only).
+
+
+def _rw_generic_pair(jnp, lax):
+    def fn(p, q):
+        return (p[0] + q[0], p[1] * q[1])
+
+    return lambda x, y: lax.reduce_window(
+        (x, y), (0.0, 1.0), fn, (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 2)
+    )
+
+
+case("rw_generic_mul_same", RW(1.0, "mul", (2, 2), (1, 1), "SAME"), X34)
+case("rw_generic_max_not_identity", RW(0.0, "max", (2, 3), (1, 1), "VALID"), X34)
+case("rw_generic_pytree", _rw_generic_pair, X34, X34 * 0.5)
+case(
+    "rw_generic_int",
+    lambda jnp, lax: (
+        lambda x: lax.reduce_window(x, np.int32(0), lambda a, b: a * 2 + b, (3, 2), (1, 2), "SAME")
+    ),
+    I46,
+)
+case(
+    "rw_generic_err_dtype",
+    lambda jnp, lax: lambda x: lax.reduce_window(x, 1.0, lax.mul, (2,), (1,), "VALID"),
+    I35[0],
+    error="TypeError",
+    match=r"reduce_window got inconsistent dtypes for operands and init_values: got operand "
+    r"dtypes \[dtype\('int32'\)\] and init_value dtypes \[dtype\('float32'\)\]",
+)

@@ -1168,6 +1168,50 @@ for _kind, _dts in (("sum", NUMERIC), ("max", ALL), ("min", ALL)):
                 _dt,
                 native=not _is_float(_dt),
             ))  # fmt: skip
+# The generic reduce_window primitive: a computation that is no monoid (two operands, a running
+# "x * 0.5 + y" and a product), against the same window walk, which folds in only the operand's
+# elements (padding and dilation holes are skipped, as XLA's CPU reduce_window does).
+
+
+def _rw_generic_ref(dims, strides, pads, base, wdil):
+    def ref(x, y):
+        def walk(v, init, comb):
+            sizes = [(n - 1) * b + 1 + lo + hi for n, b, (lo, hi) in zip(v.shape, base, pads)]
+            out_shape = [max(0, (n - ((k - 1) * d + 1)) // s + 1)
+                         for n, k, d, s in zip(sizes, dims, wdil, strides)]  # fmt: skip
+            out = np.empty(out_shape, v.dtype)
+            for o in np.ndindex(*out_shape):
+                acc = np.array(init, v.dtype)
+                for k in np.ndindex(*dims):
+                    p = [oi * s + ki * d for oi, s, ki, d in zip(o, strides, k, wdil)]
+                    q = [pi - lo for pi, (lo, _) in zip(p, pads)]
+                    inside = all(qi >= 0 and qi % b == 0 and qi // b < n
+                                 for qi, b, n in zip(q, base, v.shape))  # fmt: skip
+                    if inside:  # padding and dilation holes are skipped, as XLA does
+                        acc = comb(acc, v[tuple(qi // b for qi, b in zip(q, base))])
+                out[o] = acc
+            return out
+
+        return [walk(x, 0.0, lambda a, e: a * 0.5 + e), walk(y, 1.0, lambda a, e: a * e)]
+
+    return ref
+
+
+for _dt in FLOATS:
+    for _s, _k, _st, _pd, _bd, _wd in _RW_CALLS[:6]:
+        _x = gen(_dt, _s, "grid", seed="rwg")
+        _y = gen(_dt, _s, "pow2", seed="rwg2")
+        add("reduce_window", Config(
+            f"{_dt}{_s} window={_k} strides={_st} pad={_pd} base={_bd} wdil={_wd}",
+            lambda x, y, k=_k, st=_st, pd=_pd, bd=_bd, wd=_wd: list(lax.reduce_window(
+                (x, y), (np.array(0, x.dtype), np.array(1, y.dtype)),
+                lambda p, q: (p[0] * 0.5 + q[0], p[1] * q[1]), k, st, pd, bd, wd)),
+            (_x, _y),
+            _rw_generic_ref(_k, _st, _pd, _bd, _wd),
+            [_dt, _dt],
+            LOOSE,
+        ))  # fmt: skip
+
 reject("reduce_window_sum", lambda x: lax.reduce_window(x, False, lax.add, (2,), (1,), "VALID"),
        "bool")  # fmt: skip
 

@@ -64,17 +64,18 @@ def trace_computation(name: str, computation: Callable, init_avals, init_tree) -
     return closed
 
 
-def _numpy_fold(jaxpr: ClosedJaxpr, columns: list[list[np.ndarray]], inits, m: int):
+def _numpy_fold(jaxpr: ClosedJaxpr, columns: list[list[np.ndarray]], inits, m: int, valid=None):
     """``columns[r][i]``: operand i's elements (M of them) at reduction step r; returns the
-    M results of each accumulator."""
+    M results of each accumulator. ``valid[r]`` (M bools): where step r has an element (not
+    padding or a dilation hole, which XLA skips rather than folds in)."""
     accs = [np.full((m,), np.asarray(v), a.dtype) for v, a in zip(inits, jaxpr.out_avals)]
     if not columns or m == 0:
         return accs
-    _, _, common = _lax()
     body = core.jaxpr_as_numpy_fn(_batched(jaxpr, m))
-    for col in columns:
+    for r, col in enumerate(columns):
         with np.errstate(all="ignore"):
-            accs = [np.asarray(o, a.dtype) for o, a in zip(body(*accs, *col), accs)]
+            new = [np.asarray(o, a.dtype) for o, a in zip(body(*accs, *col), accs)]
+        accs = new if valid is None else [np.where(valid[r], o, a) for o, a in zip(new, accs)]
     return accs
 
 
@@ -84,9 +85,12 @@ def _batched(jaxpr: ClosedJaxpr, m: int) -> ClosedJaxpr:
     return common.batch_jaxpr_at0(jaxpr, batching.AxisData(None, m), [True] * n, [True] * (n // 2))
 
 
-def _lax_fold_jvp(jaxpr: ClosedJaxpr, columns, tcolumns, inits, m: int):
+def _lax_fold_jvp(jaxpr: ClosedJaxpr, columns, tcolumns, inits, m: int, valid=None):
     """The fold in lax operations of the computation's jvp: (primal results, tangents). Each
-    entry of ``columns``/``tcolumns`` holds M-vectors (operands' values and tangents)."""
+    entry of ``columns``/``tcolumns`` holds M-vectors (operands' values and tangents);
+    ``valid`` as in ``_numpy_fold``."""
+    from spmd._src.lax.elementwise import selection
+
     shape, _, common = _lax()
     n = len(inits)
     floats = [common.is_float(a) for a in jaxpr.in_avals]
@@ -94,9 +98,17 @@ def _lax_fold_jvp(jaxpr: ClosedJaxpr, columns, tcolumns, inits, m: int):
     body = _batched_jvp(jvp, m, len(jvp.in_avals), len(jvp.out_avals))
     accs = [shape.broadcast(v, (m,)) for v in inits]
     taccs = [shape.full((m,), 0, a.dtype) for a, f in zip(jaxpr.out_avals, floats[:n]) if f]
-    for col, tcol in zip(columns, tcolumns):
+    for r, (col, tcol) in enumerate(zip(columns, tcolumns)):
         xt = [t for t, f in zip(tcol, floats[n:]) if f]
         outs = core.eval_jaxpr(body.jaxpr, body.consts, *accs, *col, *taccs, *xt)
+        if valid is None:
+            accs, taccs = outs[:n], outs[n:]
+            continue
+        if not valid[r].any():
+            continue  # this step is padding for every result
+        if not valid[r].all():
+            keep = np.asarray(valid[r])
+            outs = [selection.select(keep, o, a) for o, a in zip(outs, accs + taccs)]
         accs, taccs = outs[:n], outs[n:]
     it = iter(taccs)
     return accs, [next(it) if nz else None for nz in out_nz]
@@ -287,4 +299,146 @@ batching.primitive_batchers[reduce_p] = _reduce_vmap
 ad.primitive_jvps[reduce_p] = _reduce_jvp
 
 
-__all__ = ["reduce", "reduce_p"]
+# ---------------------------------------------------------------------------------------------
+# reduce_window with any computation
+
+
+def _wr():
+    from spmd._src.lax import windowed_reductions
+
+    return windowed_reductions
+
+
+def generic_reduce_window(
+    operand,
+    init_value,
+    computation,
+    window_dimensions,
+    window_strides,
+    padding,
+    base_dilation=None,
+    window_dilation=None,
+):
+    """``lax.reduce_window`` for a computation that is no monoid of spmd's (the wrapper)."""
+    flat_ops, op_tree = tu.tree_flatten(operand)
+    flat_inits, init_tree = tu.tree_flatten(init_value)
+    if op_tree != init_tree:
+        raise ValueError(
+            f"Operands must have the same tree structure as init_values: {op_tree} vs. {init_tree}"
+        )
+    from spmd._src.lax.elementwise.conversion import convert_element_type
+
+    inits = [
+        i if isinstance(i, core.Tracer) else convert_element_type(i, dtypes.dtype(i, True))
+        for i in flat_inits
+    ]
+    op_avals = [core.get_aval(o) for o in flat_ops]
+    init_avals = [core.get_aval(i) for i in inits]
+    if any(o.dtype != i.dtype for o, i in zip(op_avals, init_avals)):
+        raise TypeError(
+            "reduce_window got inconsistent dtypes for operands and init_values: got operand "
+            f"dtypes {[o.dtype for o in op_avals]} and init_value dtypes "
+            f"{[i.dtype for i in init_avals]}."
+        )
+    params = _wr()._window_params(
+        "reduce_window",
+        np.shape(flat_ops[0]),
+        window_dimensions,
+        window_strides,
+        padding,
+        base_dilation,
+        window_dilation,
+    )
+    jaxpr = trace_computation("reduce_window", computation, init_avals, init_tree)
+    jaxpr, consts = _lax()[2].hoist_consts(jaxpr)
+    if consts:
+        raise NotImplementedError("reduce_window: the computation closes over arrays")
+    outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=jaxpr, consts=(), **params)
+    return tu.tree_unflatten(op_tree, outs)
+
+
+def _reduce_window_abstract_eval(*avals, jaxpr, consts, **params):
+    n = len(avals) // 2
+    ops, inits = avals[:n], avals[n:]
+    if any(a.shape != ops[0].shape for a in ops):
+        raise ValueError(
+            f"reduce_window: operands must have the same shape, got {[a.shape for a in ops]}"
+        )
+    _check_inits(ops, inits)
+    _wr()._check_params("reduce_window", ops[0].shape, **params)
+    shape = _wr()._out_shape(ops[0].shape, **params)
+    return [ShapedArray(shape, i.dtype, o.weak_type) for o, i in zip(ops, inits)]
+
+
+def _reduce_window_impl(*args, jaxpr, consts, **params):
+    n = len(args) // 2
+    ops, inits = [np.asarray(a) for a in args[:n]], [np.asarray(i) for i in args[n:]]
+    views = [_wr()._windows(o, i, **params) for o, i in zip(ops, inits)]
+    nd = ops[0].ndim
+    out_shape = views[0].shape[:nd]
+    m = int(np.prod(out_shape, dtype=np.int64))
+    r = int(np.prod(params["window_dimensions"], dtype=np.int64))
+    rows = [v.reshape(m, r) for v in views]
+    valid = _valid(ops[0].shape, params).reshape(m, r).T
+    accs = _numpy_fold(jaxpr, [[x[:, j] for x in rows] for j in range(r)], inits, m, valid)
+    return [a.reshape(out_shape) for a in accs]
+
+
+def _valid(shape, params) -> np.ndarray:
+    """(out shape..., window...) bools: which window positions hold an operand element."""
+    return _wr()._windows(np.ones(shape, bool), np.array(False), **params)
+
+
+def _reduce_window_vmap(axis_data, vals, dims, *, jaxpr, consts, **params):
+    n = len(vals) // 2
+    if any(d is not None for d in dims[n:]):
+        raise NotImplementedError("reduce_window: batched init values are not supported")
+    from spmd._src.lax.rules import bdim_at_front
+
+    ops = [bdim_at_front(v, d, axis_data.size) for v, d in zip(vals[:n], dims[:n])]
+    new = dict(params)
+    for k, one in (
+        ("window_dimensions", 1),
+        ("window_strides", 1),
+        ("padding", (0, 0)),
+        ("base_dilation", 1),
+        ("window_dilation", 1),
+    ):
+        new[k] = (one, *params[k])
+    outs = reduce_window_p.bind(*ops, *vals[n:], jaxpr=jaxpr, consts=consts, **new)
+    return outs, [0] * n
+
+
+def _reduce_window_jvp(primals, tangents, primal_out, *, jaxpr, consts, **params):
+    shape = _lax()[0]
+    from spmd._src.lax.elementwise.common import _const
+
+    n = len(primals) // 2
+    ops, inits = primals[:n], primals[n:]
+    ts = [ad.instantiate(t) for t in tangents[:n]]
+    out_shape = tuple(core.get_aval(primal_out[0]).shape)
+    m = int(np.prod(out_shape, dtype=np.int64))
+    # Each window offset's strided slice, flattened: one fold step (padding holds the init
+    # value and a zero tangent).
+    wins = [_wr()._window_slices(o, i, **params) for o, i in zip(ops, inits)]
+    twins = [_wr()._window_slices(t, _const(t, 0), **params) for t in ts]
+    cols = [[shape.reshape(w[j], (m,)) for w in wins] for j in range(len(wins[0]))]
+    tcols = [[shape.reshape(w[j], (m,)) for w in twins] for j in range(len(twins[0]))]
+    r = len(cols)
+    valid = _valid(tuple(np.shape(ops[0])), params).reshape(m, r).T
+    _, taccs = _lax_fold_jvp(jaxpr, cols, tcols, inits, m, valid)
+    return [
+        ad.Zero(ad.tangent_aval(core.get_aval(o))) if t is None else shape.reshape(t, out_shape)
+        for o, t in zip(primal_out, taccs)
+    ]
+
+
+reduce_window_p = core.Primitive("reduce_window")
+reduce_window_p.multiple_results = True
+reduce_window_p.def_impl(_reduce_window_impl)
+reduce_window_p.def_abstract_eval(_reduce_window_abstract_eval)
+batching.primitive_batchers[reduce_window_p] = _reduce_window_vmap
+ad.primitive_jvps[reduce_window_p] = _reduce_window_jvp
+
+
+__all__ = ["reduce", "reduce_p", "reduce_window_p"]

@@ -501,10 +501,9 @@ def reduce_window(
 
 
 def _generic_reduce_window(*args):
-    raise NotImplementedError(
-        "reduce_window: only lax.add, lax.max and lax.min with their identities as init values "
-        "are implemented."
-    )
+    from spmd._src.lax.generic_reductions import generic_reduce_window
+
+    return generic_reduce_window(*args)
 
 
 __all__ = [
