@@ -60,6 +60,8 @@ KNOWN_UNSWEPT: dict[str, str] = {
     "sharding_constraint": "the identity on values; its effect (a sharding) is tested in "
     "tests/test_sharding.py",
     "debug_callback": "effectful, with no outputs to compare; tested in tests/test_debugging.py",
+    "pure_callback": "runs a user's Python function (its vmap rule needs a vmap_method, its jvp "
+    "raises, as in JAX); tested in tests/test_api_more.py",
 }
 
 REJECTS: dict[str, list[tuple[str, Callable, tuple]]] = {}
