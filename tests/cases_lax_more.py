@@ -344,3 +344,70 @@ case(
     match=r"reduce_window got inconsistent dtypes for operands and init_values: got operand "
     r"dtypes \[dtype\('int32'\)\] and init_value dtypes \[dtype\('float32'\)\]",
 )
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def L(name: str, *pre, **kw):
+    """Maker of ``lax.<name>(*args, *pre, **kw)``."""
+    return lambda jnp, lax: lambda *a: getattr(lax, name)(*a, *pre, **kw)
+
+
+case("barrier_tuple", lambda jnp, lax: lambda x: lax.optimization_barrier((x, x * 2)), X34,
+     grad=(0,))  # fmt: skip
+case("barrier_scalar", L("optimization_barrier"), 1.5)
+case("reciprocal", L("reciprocal"), X34, grad=(0,))
+case("reciprocal_weak", L("reciprocal"), 4.0)
+case("broadcast_shapes", lambda jnp, lax: lambda: lax.broadcast_shapes((2, 1), (3,), (1, 1)),
+     jit=False)  # fmt: skip
+case("collapse_mid", L("collapse", 1, 3), X246, grad=(0,))
+case("collapse_to_end", L("collapse", -2), X246)
+case("collapse_stop_past_end", L("collapse", 0, 5), X34)
+case("empty", lambda jnp, lax: lambda: lax.empty((2, 3), jnp.int32), jit=False)
+case("unstack_axis1", L("unstack", axis=1), X34, grad=(0,))
+case("unstack_int", L("unstack"), I35)
+case(
+    "index_take_one",
+    lambda jnp, lax: lambda x: lax.index_take(x, (np.array([2, -1, 0], np.int32),), (1,)),
+    X34,
+    grad=(0,),
+)
+case(
+    "index_take_two",
+    lambda jnp, lax: (
+        lambda x: lax.index_take(
+            x, (np.array([1, -1, 0], np.int32), np.array([2, 0, -3], np.int32)), (0, 2)
+        )
+    ),
+    X246,
+    grad=(0,),
+)
+case(
+    "broadcast_shapes_err",
+    lambda jnp, lax: lambda: lax.broadcast_shapes((2,), (3,)),
+    jit=False,
+    error="ValueError",
+    match=r"Incompatible shapes for broadcasting: shapes=\[\(2,\), \(3,\)\]",
+)
+case(
+    "collapse_err",
+    L("collapse", 1, 0),
+    X34,
+    error="ValueError",
+    match=r"Invalid dimension range passed to collapse: \(3, 4\)\[1:0\]",
+)
+case(
+    "unstack_err_axis",
+    L("unstack", axis=2),
+    X34,
+    error="ValueError",
+    match=r"unstack: axis 2 is out of bounds for array of dimension 2",
+)
+case(
+    "barrier_err_type",
+    lambda jnp, lax: lambda: lax.optimization_barrier("a"),
+    jit=False,
+    error="TypeError",
+    match=r"Error interpreting argument to optimization_barrier as a JAX value.*str.*position 0",
+)

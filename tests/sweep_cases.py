@@ -1268,6 +1268,32 @@ for _dt in ("int32", "uint8"):
         native=True,
     ))  # fmt: skip
 
+# optimization_barrier (the identity on several operands) and unstack (slices along an axis).
+
+for _dt in ALL:
+    for _s in SHAPES:
+        _x = gen(_dt, _s, _GRID(_dt), seed="barrier")
+        _y = gen(_dt, (3,), _GRID(_dt), seed="barrier2")
+        add("optimization_barrier", Config(
+            f"{_dt}{_s} and (3,)",
+            lambda x, y: list(lax.optimization_barrier((x, y))),
+            (_x, _y),
+            lambda x, y: [x, y],
+            [_dt, _dt],
+            native=True,
+        ))  # fmt: skip
+    for _s in SHAPES[1:]:
+        _x = gen(_dt, _s, _GRID(_dt), seed="unstack")
+        for _axis in range(len(_s)):
+            add("unstack", Config(
+                f"{_dt}{_s} axis={_axis}",
+                lambda x, a=_axis: list(lax.unstack(x, a)),
+                (_x,),
+                lambda x, a=_axis: [np.take(x, i, axis=a) for i in range(x.shape[a])],
+                [_dt] * _s[_axis],
+                native=True,
+            ))  # fmt: skip
+
 # ---------------------------------------------------------------------------------------------
 # Linear algebra (spmd._src.lax.linalg). Inputs are random normal matrices (well conditioned
 # enough at these sizes); the Cholesky factorization gets x @ x^T + n I, built with lax ops.

@@ -14,6 +14,7 @@ from spmd._src.lax.indexing.common import *  # noqa: F401,F403
 from spmd._src.lax.indexing.gathering import *  # noqa: F401,F403
 from spmd._src.lax.indexing.scattering import *  # noqa: F401,F403
 from spmd._src.lax.indexing.slicing import *  # noqa: F401,F403
+from spmd._src.lax.misc_ops import *  # noqa: F401,F403
 from spmd._src.lax.parallel import *  # noqa: F401,F403
 from spmd._src.lax.reductions import *  # noqa: F401,F403
 from spmd._src.lax.shape import *  # noqa: F401,F403
