@@ -834,4 +834,27 @@ def vmap_where_batched_scalar_predicate(jax, jnp, lax):
     return jax.vmap(lambda p, x: jnp.where(p, 2.0, x)), (CONST > 1.5, CONST)
 
 
+@case
+def associative_scan_tree(jax, jnp, lax):
+    # JAX's tree of strided slices, combines, pads and concatenations (no primitive).
+    return (lambda x: lax.associative_scan(lax.add, x, reverse=True)), (
+        np.arange(5, dtype=np.float32),
+    )
+
+
+@case
+def reduce_window_primitives(jax, jnp, lax):
+    # Monoids with their identities bind reduce_window_sum/max; anything else the generic one.
+    def f(x):
+        return (
+            lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1), "SAME"),
+            lax.reduce_window(
+                x, -jnp.inf, lax.max, (2, 2), (2, 1), ((1, 0), (0, 1)), (1, 1), (1, 2)
+            ),
+            lax.reduce_window(x, 1.0, lax.mul, (2, 1), (1, 1), "VALID"),
+        )
+
+    return f, (np.arange(12, dtype=np.float32).reshape(3, 4),)
+
+
 __all__ = ["CASES"]
