@@ -1,9 +1,452 @@
 """``spmd.random``'s distributions built by transforming uniform and normal draws, bit for bit
 as JAX 0.10 on CPU.
 
-(Filled in by the functions below; ``__all__`` lists what ``spmd.random`` re-exports.)
+Each sampler draws what JAX draws, from the same keys, in the same order, and computes with
+the same float operations; ``log``/``log1p``/``exp``/``tan``/``pow`` go through the XLA-exact
+kernels of ``spmd._src.lax.random_bits`` and ``spmd._src.lax.random_math``, and where XLA fuses a
+multiply into an add, so does ``xla_fma``. The jitted samplers are named as JAX's
+(``_cauchy``, ``_pareto``, ...), so their jaxprs print alike.
+
+>>> cauchy(PRNGKey(0), (3,))
+Array([ 6.0274944 , 14.837895  , -0.58172226], dtype=float32)
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import dtypes
+from spmd._src.api import jit
+from spmd._src.array import Array
+from spmd._src.core import Tracer
+from spmd._src.lax import elementwise as lax
+from spmd._src.lax import random_bits as rb
+from spmd._src.lax import random_math as rm
+from spmd._src.lax import reductions as lax_red
+from spmd._src.lax import shape as lax_shape
+from spmd._src.numpy import ufuncs as jnp_uf
+from spmd._src.random import (
+    PRNGKey,  # noqa: F401  (doctest namespace)
+    _broadcast_shapes,
+    _check_key,
+    _check_shape,
+    _const,
+    _dtype_arg,
+    _erf_inv,
+    _exponential_jit,
+    _finfo,
+    _float_dtype,
+    _log,
+    _log1p,
+    _normal_jit,
+    _shape_arg,
+    _uniform_jit,
+    bernoulli,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _exp(x):
+    return lax.exp(x) if dtypes.dtype(x) == np.float64 else rm.xla_exp(x)
+
+
+_F16, _F32, _BF16 = np.dtype(np.float16), np.dtype(np.float32), dtypes.dtype("bfloat16")
+
+
+def _mul_add(a, b, c, dtype):
+    """``a * b + c`` as XLA computes it on this CPU: fused in float32 and (AVX512-FP16) in
+    float16; bfloat16 is computed in float32 and rounded per operation; float64 as NumPy."""
+    if dtype == _F32:
+        return rb.xla_fma(a, b, c)
+    if dtype == _F16:
+        return rm.xla_fma16(a, b, c)
+    return lax.add(lax.mul(a, b), c)
+
+
+def _to(x, dtype, shape=None):
+    """``x`` converted to ``dtype`` (and broadcast to ``shape``, trailing dimensions aligned)."""
+    x = lax.convert_element_type(x, dtype)
+    if shape is not None and tuple(np.shape(x)) != tuple(shape):
+        nd = np.ndim(x)
+        x = lax_shape.broadcast_in_dim(x, tuple(shape), tuple(range(len(shape) - nd, len(shape))))
+    return x
+
+
+def _params_shape(name: str, shape: Any, *params: Any) -> tuple[int, ...]:
+    """The sample shape: ``shape``, checked against the parameters' shapes, or their
+    broadcast shape when ``shape`` is None."""
+    pshapes = [tuple(np.shape(p)) for p in params]
+    if shape is None:
+        return _broadcast_shapes(name, *pshapes) if pshapes else ()
+    shape = _shape_arg(shape, name)
+    _check_shape(name, shape, *pshapes)
+    return shape
+
+
+def _is_python_scalar(x: Any) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def _check_safe_to_cast(name: str, dtype: np.dtype, *args: Any) -> None:
+    """JAX's check that parameters convert to the sample dtype without losing precision (a
+    Python scalar, or a weakly typed value, converts within its kind)."""
+    for arg in args:
+        src = dtypes.dtype(arg)
+        if src == dtype:
+            continue
+        if _is_python_scalar(arg) or dtypes.is_weakly_typed(arg):
+            ok = not (dtypes.issubdtype(src, np.complexfloating) and dtype.kind != "c")
+        else:
+            ok = dtypes.promote_types(src, dtype) == dtype
+        if not ok:
+            raise dtypes.TypePromotionError(
+                f"In arguments to {name}, cannot safely cast argument of type {src} to {dtype}"
+            )
+
+
+def _param(name: str, argname: str, x: Any) -> Any:
+    """A parameter as an operand of the jitted sampler: an array or a Python scalar (weakly
+    typed); lists and other objects are a TypeError, as in JAX."""
+    if isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or _is_python_scalar(x):
+        return x
+    raise TypeError(
+        f"{name} requires ndarray or scalar arguments, got {type(x)} for argument {argname}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# cauchy
+
+
+def _cauchy(key, shape, dtype):
+    u = _uniform_jit(key, _finfo(dtype).eps, 1.0, shape, dtype)
+    centered = lax.sub(u, _const(0.5, dtype))
+    x = lax.mul(_const(np.pi, dtype), centered)
+    return lax.tan(x) if dtype == np.float64 else rm.xla_tan(x)
+
+
+_cauchy_jit = jit(_cauchy, static_argnums=(1, 2))
+
+
+def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Standard Cauchy samples: ``tan(pi * (u - 1/2))`` for ``u`` uniform in ``[eps, 1)``."""
+    k, _ = _check_key("cauchy", key)
+    dt = _float_dtype("cauchy", dtype)
+    return _cauchy_jit(k, _shape_arg(shape, "cauchy"), dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# lognormal
+
+
+def _lognormal(key, sigma, shape, dtype):
+    sigma = lax.convert_element_type(sigma, dtype)
+    if tuple(np.shape(sigma)) == tuple(shape) or dtype == _BF16:
+        return _exp(lax.mul(_normal_jit(key, shape, dtype), _to(sigma, dtype, shape)))
+    # XLA moves normal's constant factor onto the broadcast parameter: the samples are
+    # erf_inv(u) * (sigma * sqrt(2)).
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
+    u = _uniform_jit(key, _const(lo, dtype), _const(1.0, dtype), shape, dtype)
+    factor = lax.mul(sigma, _const(np.sqrt(2), dtype))
+    return _exp(lax.mul(_erf_inv(u), _to(factor, dtype, shape)))
+
+
+_lognormal_jit = jit(_lognormal, static_argnums=(2, 3))
+
+
+def lognormal(
+    key: Any, sigma: Any = np.float32(1), shape: Sequence[int] | None = None, dtype: Any = None
+) -> Any:
+    """Log-normal samples: ``exp(sigma * z)`` for standard normal ``z``."""
+    k, _ = _check_key("lognormal", key)
+    dt = _dtype_arg(dtype, float)
+    if not dtypes.issubdtype(dt, np.floating):
+        raise ValueError(
+            f"dtype argument to `lognormal` must be a float or complex dtype, got {dt}"
+        )
+    sigma = _param("lognormal", "sigma", sigma)
+    shape = _params_shape("lognormal", shape, sigma)
+    _check_safe_to_cast("lognormal", dt, sigma)
+    return _lognormal_jit(k, sigma, shape, dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# pareto
+
+
+def _pareto(key, b, shape, dtype):
+    b = lax.convert_element_type(b, dtype)
+    e = _exponential_jit(key, shape, dtype)
+    if tuple(np.shape(b)) == tuple(shape):
+        return _exp(lax.div(e, b))
+    # XLA divides by a broadcast value as a multiplication by its reciprocal (for bfloat16,
+    # a float32 reciprocal of the rounded value, the product rounded to bfloat16).
+    if dtype == _BF16:
+        recip = lax.div(_const(1, _F32), lax.convert_element_type(b, _F32))
+        x = lax.mul(lax.convert_element_type(e, _F32), _to(recip, _F32, shape))
+        return _exp(lax.convert_element_type(x, dtype))
+    return _exp(lax.mul(e, _to(lax.div(_const(1, dtype), b), dtype, shape)))
+
+
+_pareto_jit = jit(_pareto, static_argnums=(2, 3))
+
+
+def pareto(key: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """Pareto samples with shape parameter ``b``: ``exp(e / b)`` for exponential ``e``."""
+    k, _ = _check_key("pareto", key)
+    dt = _float_dtype("pareto", dtype)
+    b = _param("pareto", "b", b)
+    shape = _params_shape("pareto", shape, b)
+    _check_safe_to_cast("pareto", dt, b)
+    return _pareto_jit(k, b, shape, dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# rayleigh
+
+
+def _rayleigh(key, scale, shape, dtype):
+    u = _uniform_jit(key, 0.0, 1.0, shape, dtype)
+    scale = _to(scale, dtype, shape)
+    root = lax.sqrt(lax.mul(_log(u), _const(-2, dtype)))
+    return lax.mul(scale, root)
+
+
+_rayleigh_jit = jit(_rayleigh, static_argnums=(2, 3))
+
+
+def rayleigh(key: Any, scale: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """Rayleigh samples: ``scale * sqrt(-2 log u)``."""
+    k, _ = _check_key("rayleigh", key)
+    dt = _float_dtype("rayleigh", dtype)
+    scale = _param("rayleigh", "scale", scale)
+    shape = _params_shape("rayleigh", shape, scale)
+    _check_safe_to_cast("rayleigh", dt, scale)
+    return _rayleigh_jit(k, scale, shape, dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# maxwell and double_sided_maxwell
+
+
+def _maxwell(key, shape, dtype):
+    z = _normal_jit(key, (*shape, 3), dtype)
+    # The norm of each triple. XLA sums the squares in order; LLVM fuses the first square into
+    # the second's addition (fma(x0, x0, x1 * x1)) and the third square into the result.
+    # bfloat16 squares and sums in float32 (exact squares), rounding the sum; float16 rounds
+    # each square to float16 and sums them in float32.
+    if dtype == _F16:
+        sq = lax.convert_element_type(lax.mul(z, z), _F32)
+        parts = [lax_shape.squeeze(lax_shape.slice_in_dim(sq, i, i + 1, axis=-1), (-1,))
+                 for i in range(3)]  # fmt: skip
+        total = lax.add(lax.add(parts[0], parts[1]), parts[2])
+        return lax.sqrt(lax.convert_element_type(total, dtype))
+    if dtype == np.float64:
+        return lax.sqrt(lax_red.reduce_sum(lax.mul(z, z), (len(shape),)))
+    cdt = _F32 if dtype == _BF16 else dtype
+    x0, x1, x2 = (lax.convert_element_type(
+        lax_shape.squeeze(lax_shape.slice_in_dim(z, i, i + 1, axis=-1), (-1,)), cdt)
+        for i in range(3))  # fmt: skip
+    total = _mul_add(x2, x2, _mul_add(x0, x0, lax.mul(x1, x1), cdt), cdt)
+    total = lax.convert_element_type(total, dtype)
+    return lax.sqrt(total)
+
+
+_maxwell_jit = jit(_maxwell, static_argnums=(1, 2))
+
+
+def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """One-sided Maxwell samples: the norm of three standard normal draws."""
+    k, _ = _check_key("maxwell", key)
+    dt = _float_dtype("maxwell", dtype)
+    return _maxwell_jit(k, _shape_arg(shape, "maxwell"), dt)
+
+
+def _double_sided_maxwell(key, loc, scale, shape, dtype):
+    pshape = _broadcast_shapes("double_sided_maxwell", np.shape(loc), np.shape(scale))
+    # As JAX: an empty shape means the parameters' shape, which is then appended once more.
+    shape = (shape or pshape) + pshape
+    keys = rb.random_split(key, (2,))
+    m = _maxwell_jit(keys[0], shape, dtype)
+    sign = _rademacher(keys[1], shape, dtype)
+    out_dtype = dtypes.result_type(m, scale, loc)
+    signed = lax.mul(sign, m)
+    scale = _to(scale, out_dtype, shape)
+    loc = _to(loc, out_dtype, shape)
+    signed = lax.convert_element_type(signed, out_dtype)
+    return _mul_add(signed, scale, loc, out_dtype)
+
+
+def _rademacher(key, shape, dtype):
+    b = lax.convert_element_type(bernoulli(key, 0.5, shape), dtype)
+    return lax.sub(lax.mul(_const(2, dtype), b), _const(1, dtype))
+
+
+_double_sided_maxwell_jit = jit(_double_sided_maxwell, static_argnums=(3, 4))
+
+
+def double_sided_maxwell(
+    key: Any, loc: Any, scale: Any, shape: Sequence[int] = (), dtype: Any = None
+) -> Any:
+    """Double-sided Maxwell samples: a random sign times a Maxwell draw, scaled and shifted.
+    The result's shape is ``shape + broadcast(loc, scale).shape`` (``shape`` defaults to the
+    parameters' shape, as in JAX)."""
+    k, _ = _check_key("double_sided_maxwell", key)
+    dt = _float_dtype("double_sided_maxwell", dtype)
+    shape = _shape_arg(shape, "double_sided_maxwell")
+    loc = _param("double_sided_maxwell", "loc", loc)
+    scale = _param("double_sided_maxwell", "scale", scale)
+    return _double_sided_maxwell_jit(k, loc, scale, shape, dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# weibull_min
+
+
+def _weibull_min(key, scale, concentration, shape, dtype):
+    u = _uniform_jit(key, 0, 1, shape, dtype)
+    e = lax.neg(_log1p(lax.neg(u)))
+    # jnp's promotion and broadcasting, as JAX's ``power(e, 1.0 / c) * scale``.
+    inv = jnp_uf.true_divide(1.0, concentration)
+    pdt = dtypes.result_type(e, inv)
+    pshape = np.broadcast_shapes(np.shape(e), np.shape(inv))
+    e, inv = _to(e, pdt, pshape), _to(inv, pdt, pshape)
+    p = lax.pow(e, inv) if pdt == np.float64 else rm.xla_pow(e, inv)
+    return jnp_uf.multiply(p, scale)
+
+
+_weibull_min_jit = jit(_weibull_min, static_argnums=(3, 4))
+
+
+def weibull_min(
+    key: Any, scale: Any, concentration: Any, shape: Sequence[int] = (), dtype: Any = None
+) -> Any:
+    """Weibull samples: ``scale * (-log1p(-u)) ** (1 / concentration)``."""
+    k, _ = _check_key("weibull_min", key)
+    dt = _float_dtype("weibull_min", dtype)
+    shape = _shape_arg(shape, "weibull_min")
+    scale = _param("weibull_min", "scale", scale)
+    conc = _param("weibull_min", "concentration", concentration)
+    return _weibull_min_jit(k, scale, conc, shape, dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# wald
+
+
+def _wald(key, mean, shape, dtype):
+    keys = rb.random_split(key, (2,))
+    mean = _to(mean, dtype, shape)
+    v = _normal_jit(keys[0], shape, dtype)
+    z = _uniform_jit(keys[1], 0.0, 1.0, shape, dtype)
+    y = lax.mul(v, v)
+    y_sq = lax.mul(y, y)
+    mean_sq = lax.mul(mean, mean)
+    four_mean = lax.mul(_const(4, dtype), mean)
+    # (4 mean) y + mean^2 y^2: LLVM fuses the first product into the sum.
+    sqrt_term = lax.sqrt(_mul_add(four_mean, y, lax.mul(mean_sq, y_sq), dtype))
+    half = _const(0.5, dtype)
+    x = lax.add(mean, lax.mul(lax.mul(mean_sq, y), half))
+    x = _mul_add(lax.neg(lax.mul(mean, half)), sqrt_term, x, dtype)
+    w = lax.select(lax.le(z, lax.div(mean, lax.add(mean, x))), x, lax.div(mean_sq, x))
+    return w
+
+
+_wald_jit = jit(_wald, static_argnums=(2, 3))
+
+
+def wald(key: Any, mean: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """Wald (inverse Gaussian) samples with the given mean (Michael-Schucany-Haas)."""
+    k, _ = _check_key("wald", key)
+    dt = _float_dtype("wald", dtype)
+    mean = _param("wald", "mean", mean)
+    shape = _params_shape("wald", shape, mean)
+    _check_safe_to_cast("wald", dt, mean)
+    return _wald_jit(k, mean, shape, dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# triangular
+
+
+def _triangular(key, left, mode, right, shape, dtype):
+    left, mode, right = (_to(v, dtype, shape) for v in (left, mode, right))
+    width = lax.sub(right, left)
+    fc = lax.div(lax.sub(mode, left), width)
+    u = _uniform_jit(key, 0.0, 1.0, shape, dtype)
+    out1 = lax.add(left, lax.sqrt(lax.mul(lax.mul(u, width), lax.sub(mode, left))))
+    v = lax.sub(_const(1, dtype), u)
+    out2 = lax.sub(right, lax.sqrt(lax.mul(lax.mul(v, width), lax.sub(right, mode))))
+    return lax.select(lax.lt(u, fc), out1, out2)
+
+
+_triangular_jit = jit(_triangular, static_argnums=(4, 5))
+
+
+def triangular(
+    key: Any,
+    left: Any,
+    mode: Any,
+    right: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+) -> Any:
+    """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
+    k, _ = _check_key("triangular", key)
+    dt = _float_dtype("triangular", dtype)
+    left, mode, right = (
+        _param("triangular", n, v) for n, v in (("left", left), ("mode", mode), ("right", right))
+    )
+    shape = _params_shape("triangular", shape, left, mode, right)
+    _check_safe_to_cast("triangular", dt, left, mode, right)
+    return _triangular_jit(k, left, mode, right, shape, dt)
+
+
+# ---------------------------------------------------------------------------------------------
+# geometric
+
+
+def _geometric(key, p, shape, dtype):
+    pdt = dtypes.dtype(p)
+    if not dtypes.issubdtype(pdt, np.inexact):
+        pdt = dtypes.default_float_dtype()
+        p = lax.convert_element_type(p, pdt)
+    u = _uniform_jit(key, 0.0, 1.0, shape, pdt)
+    u = lax.select(lax.eq(u, _const(0, pdt)), lax_shape.full_like(u, 1), u)
+    log_u = _log(u)
+    log_q = _to(_log1p(lax.neg(p)), pdt, shape)
+    g = lax.add(lax.floor(lax.div(log_u, log_q)), _const(1, pdt))
+    return lax.convert_element_type(g, dtype)
+
+
+_geometric_jit = jit(_geometric, static_argnums=(2, 3))
+
+
+def geometric(key: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """Geometric samples (trials up to the first success, probability ``p``), as integers."""
+    k, _ = _check_key("geometric", key)
+    dt = _dtype_arg(dtype, int)
+    if not dtypes.issubdtype(dt, np.integer):
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
+    p = _param("geometric", "p", p)
+    shape = _params_shape("geometric", shape, p)
+    return _geometric_jit(k, p, shape, dt)
+
+
+__all__ = [
+    "cauchy",
+    "double_sided_maxwell",
+    "geometric",
+    "lognormal",
+    "maxwell",
+    "pareto",
+    "rayleigh",
+    "triangular",
+    "wald",
+    "weibull_min",
+]
