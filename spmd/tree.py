@@ -6,19 +6,19 @@
 """
 
 from spmd._src.tree_util import static
-from spmd._src.tree_util import tree_all as all
-from spmd._src.tree_util import tree_broadcast as broadcast
-from spmd._src.tree_util import tree_flatten as flatten
-from spmd._src.tree_util import tree_flatten_with_path as flatten_with_path
-from spmd._src.tree_util import tree_leaves as leaves
-from spmd._src.tree_util import tree_leaves_with_path as leaves_with_path
-from spmd._src.tree_util import tree_map as map
-from spmd._src.tree_util import tree_map_with_path as map_with_path
-from spmd._src.tree_util import tree_reduce as reduce
 from spmd._src.tree_util import tree_reduce_associative as reduce_associative
-from spmd._src.tree_util import tree_structure as structure
 from spmd._src.tree_util import tree_transpose as transpose
 from spmd._src.tree_util import tree_unflatten as unflatten
+from spmd._src.tree_util_public import tree_all as all
+from spmd._src.tree_util_public import tree_broadcast as broadcast
+from spmd._src.tree_util_public import tree_flatten as flatten
+from spmd._src.tree_util_public import tree_flatten_with_path as flatten_with_path
+from spmd._src.tree_util_public import tree_leaves as leaves
+from spmd._src.tree_util_public import tree_leaves_with_path as leaves_with_path
+from spmd._src.tree_util_public import tree_map as map
+from spmd._src.tree_util_public import tree_map_with_path as map_with_path
+from spmd._src.tree_util_public import tree_reduce as reduce
+from spmd._src.tree_util_public import tree_structure as structure
 
 __all__ = [
     "all",

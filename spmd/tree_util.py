@@ -9,7 +9,6 @@ from spmd._src.tree_util import (
     Partial,
     PyTreeDef,
     SequenceKey,
-    all_leaves,
     build_tree,
     keystr,
     register_dataclass,
@@ -18,6 +17,15 @@ from spmd._src.tree_util import (
     register_pytree_with_keys,
     register_pytree_with_keys_class,
     register_static,
+    tree_reduce_associative,
+    tree_transpose,
+    tree_unflatten,
+    treedef_children,
+    treedef_is_leaf,
+    treedef_tuple,
+)
+from spmd._src.tree_util_public import (  # typed key arrays are leaves here
+    all_leaves,
     tree_all,
     tree_broadcast,
     tree_flatten,
@@ -27,13 +35,7 @@ from spmd._src.tree_util import (
     tree_map,
     tree_map_with_path,
     tree_reduce,
-    tree_reduce_associative,
     tree_structure,
-    tree_transpose,
-    tree_unflatten,
-    treedef_children,
-    treedef_is_leaf,
-    treedef_tuple,
 )
 from spmd._src.tree_util_registry import (
     PyTreeRegistry,

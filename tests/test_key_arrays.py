@@ -185,3 +185,25 @@ def test_key_dtype_is_an_extended_prng_key_dtype():
     assert jnp.issubdtype(dt, jax.dtypes.extended)
     assert not jnp.issubdtype(dt, np.integer)
     assert not jnp.issubdtype(np.uint32, jax.dtypes.prng_key)
+
+
+def test_public_pytree_functions_treat_key_arrays_as_leaves():
+    # As in JAX, where a key array is an array: its leaves are not its uint32 data.
+    tree = {"k": KEYS, "x": jnp.ones(3)}
+    assert jax.tree_util.tree_map(lambda a: a.shape, tree) == {"k": (4,), "x": (3,)}
+    assert jax.tree.map(lambda a: a.dtype, tree)["k"] == jax.random.key_dtype()
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    assert leaves[0] is KEYS and treedef.num_leaves == 2
+    assert [a.shape for a in jax.tree.leaves(tree)] == [(4,), (3,)]
+    assert jax.tree_util.tree_leaves_with_path(tree)[0][1] is KEYS
+    assert jax.tree.structure(tree) == jax.tree.structure({"k": 0, "x": 0})
+    stacked = jax.tree.map(lambda a, b: jnp.stack([a, b]), tree, tree)
+    assert stacked["k"].shape == (2, 4) and stacked["k"].dtype == jax.random.key_dtype()
+    # A user's is_leaf still applies next to the key rule.
+    assert jax.tree_util.tree_leaves([KEYS, (1, 2)], is_leaf=lambda x: isinstance(x, tuple)) == [
+        KEYS,
+        (1, 2),
+    ]
+    # Transformations still carry keys through (their own flattening sees the key data).
+    out = jax.jit(lambda t: jax.tree.map(lambda a: a[::-1], t))(tree)
+    np.testing.assert_array_equal(jax.random.key_data(out["k"]), DATA[::-1])

@@ -34,6 +34,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.util",
         "spmd._src.config",
         "spmd._src.tree_util",
+        "spmd._src.tree_util_public",
         "spmd._src.tree_util_paths",
         "spmd._src.tree_util_registry",
         "spmd._src.dtypes",

@@ -171,8 +171,9 @@ def test_typed_keys_through_jit_and_tree():
     out = spmd.jit(lambda k: random.split(k))(k)
     assert isinstance(out, random.PRNGKeyArray) and out.shape == (2,)
     np.testing.assert_array_equal(random.key_data(out), random.key_data(random.split(k)))
+    # As in JAX, a key array is one leaf of its own shape, not its uint32[2] data.
     leaves = spmd.tree_util.tree_leaves({"k": k})
-    assert len(leaves) == 1 and leaves[0].shape == (2,)
+    assert len(leaves) == 1 and leaves[0] is k and leaves[0].shape == ()
 
 
 def test_seeds_as_jax_canonicalizes_them():
