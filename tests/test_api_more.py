@@ -127,6 +127,43 @@ def test_linear_transpose_inside_jit_with_traced_constant():
     _check(out[0], [3.0, 3.0], np.float32)
 
 
+@pytest.mark.parametrize(
+    "fun, primal, ct, want",
+    [
+        # jax.linear_transpose(fun, primal)(ct) for each row (values from JAX 0.10.2)
+        (lambda x: spmd.jit(lambda y: y * 2)(x), 1.0, 3.0, 6.0),
+        (lambda x: jnp.cumsum(x), np.ones(3, np.float32), np.arange(3.0), [3.0, 3.0, 2.0]),
+        (
+            lambda x: spmd.lax.scan(lambda c, a: (c + a, c * 2), 0.0, x)[1],
+            np.ones(3, np.float32),
+            np.arange(3.0),
+            [6.0, 4.0, 0.0],
+        ),
+        (lambda x: spmd.lax.cond(True, lambda v: v * 2, lambda v: v * 3, x), 1.0, 1.0, 2.0),
+        (lambda x: spmd.lax.fori_loop(0, 3, lambda i, v: v * 2, x), 1.0, 1.0, 8.0),
+        (lambda x: jnp.fft.fft(x).real, np.ones(4, np.float32), np.arange(4.0), [6, -2, -2, -2]),
+        (lambda x: jnp.concatenate([x, -x]), np.ones(2, np.float32), np.arange(4.0), [-2, -2]),
+        (lambda x: x[jnp.array([0, 0, 1])], np.ones(2, np.float32), np.arange(3.0), [1, 2]),
+        (lambda x: jnp.zeros(3).at[1].set(x), 1.0, np.arange(3.0), 1.0),
+        (spmd.checkpoint(lambda x: x * 2.0), 1.0, 1.0, 2.0),
+        (lambda x: spmd.vmap(lambda y: y * 2.0)(x), np.ones(3, np.float32), np.arange(3.0),
+         [0, 2, 4]),
+    ],
+    ids=["jit", "cumsum", "scan", "cond", "fori", "fft", "concat", "gather", "scatter", "remat",
+         "vmap"],
+)  # fmt: skip
+def test_linear_transpose_through_higher_order_primitives(fun, primal, ct, want):
+    ct = np.asarray(ct, np.float32) if np.ndim(ct) else ct
+    (got,) = spmd.linear_transpose(fun, primal)(ct)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-6)
+
+
+def test_linear_transpose_vmapped_over_a_constant():
+    # jax: vmap(lambda c: T(lambda x: x * c, 1.0)(1.0)[0])(arange(3.)) -> [0, 1, 2]
+    out = spmd.vmap(lambda c: spmd.linear_transpose(lambda x: x * c, 1.0)(1.0)[0])(jnp.arange(3.0))
+    _check(out, [0.0, 1.0, 2.0], np.float32)
+
+
 def test_linear_transpose_is_a_pytree_partial():
     f_t = spmd.linear_transpose(lambda x: x * 2, jnp.ones(3))
     assert isinstance(f_t, spmd.tree_util.Partial)
