@@ -570,6 +570,47 @@ def test_pure_callback_nested_vmap_and_in_axes():
     _check(spmd.jit(h)(jnp.ones(3), 2.0), [3.0, 3.0, 3.0], np.float32)
 
 
+def test_pure_callback_in_control_flow():
+    # jax (values and call shapes): scan under jit -> (6., [0, 0, 2]) with 3 scalar calls;
+    # cond -> 4. (1 call); while_loop from 1. doubling below 10 -> 16. (4 calls); vmap of the
+    # scan -> 6 scalar calls (sequential); vmap of cond with expand_dims -> [4, 3], one call (2,)
+    calls = []
+
+    def cb(x):
+        calls.append(np.shape(x))
+        return (np.asarray(x) * 2).astype(np.float32)
+
+    sd = spmd.ShapeDtypeStruct((), jnp.float32)
+    lax = spmd.lax
+
+    def step(c, x):
+        return c + spmd.pure_callback(cb, sd, x, vmap_method="sequential"), c
+
+    c, ys = spmd.jit(lambda xs: lax.scan(step, 0.0, xs))(jnp.arange(3.0))
+    _check(c, 6.0, np.float32)
+    _check(ys, [0.0, 0.0, 2.0], np.float32)
+    assert calls == [()] * 3
+    calls.clear()
+    branch = lambda v: spmd.pure_callback(cb, sd, v, vmap_method="expand_dims")  # noqa: E731
+    out = spmd.jit(lambda p, x: lax.cond(p, branch, lambda v: v, x))(True, 2.0)
+    _check(out, 4.0, np.float32)
+    assert calls == [()]
+    calls.clear()
+    out = spmd.jit(lambda x: lax.while_loop(lambda v: v < 10, branch, x))(1.0)
+    _check(out, 16.0, np.float32)
+    assert calls == [()] * 4
+    calls.clear()
+    c, _ = spmd.vmap(lambda xs: lax.scan(step, 0.0, xs))(jnp.ones((2, 3)))
+    _check(c, [6.0, 6.0], np.float32)
+    assert calls == [()] * 6
+    calls.clear()
+    out = spmd.vmap(lambda p, x: lax.cond(p, branch, lambda v: v, x))(
+        jnp.array([True, False]), jnp.array([2.0, 3.0])
+    )
+    _check(out, [4.0, 3.0], np.float32)
+    assert calls == [(2,)]
+
+
 def test_pure_callback_sequential_prints_a_scan():
     # jax: make_jaxpr(vmap(... vmap_method='sequential'))(ones((2, 3))) is a scan of length 2
     # over the callback with vmap_method=sequential
