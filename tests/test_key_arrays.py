@@ -207,3 +207,10 @@ def test_public_pytree_functions_treat_key_arrays_as_leaves():
     # Transformations still carry keys through (their own flattening sees the key data).
     out = jax.jit(lambda t: jax.tree.map(lambda a: a[::-1], t))(tree)
     np.testing.assert_array_equal(jax.random.key_data(out["k"]), DATA[::-1])
+
+
+def test_one_level_flattening_sees_a_key_array_as_a_leaf_as_jax_does():
+    with pytest.raises(ValueError, match="can't tree-flatten type"):
+        jax.tree_util.flatten_one_level(KEYS)
+    assert not jax.tree_util.is_tree_node(type(KEYS))
+    assert jax.tree_util.default_registry.flatten_one_level(KEYS) is None

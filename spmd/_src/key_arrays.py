@@ -77,6 +77,10 @@ def is_key_array(x: Any) -> bool:
     return type(x) in _KEY_TYPES
 
 
+def is_key_type(t: type) -> bool:
+    return t in _KEY_TYPES
+
+
 def _has_key(values) -> bool:
     for v in values:
         t = type(v)

@@ -18,6 +18,7 @@ from typing import Any
 import optree
 
 from spmd._src import tree_util as tu
+from spmd._src.key_arrays import is_key_array, is_key_type
 from spmd._src.tree_util_paths import _child_key
 
 _LIST_CHILDREN = (
@@ -35,6 +36,8 @@ def is_tree_node(typ: type) -> bool:
         raise TypeError("is_tree_node(): expected a type, got None")
     if not isinstance(typ, type):
         return False  # a value is not a type, as JAX answers
+    if is_key_type(typ):
+        return False  # a typed key array is a leaf to users, as in JAX (tree_util_public)
     return optree.register_pytree_node.get(typ, namespace=tu.NAMESPACE) is not None or (
         optree.is_namedtuple_class(typ)
     )
@@ -42,7 +45,7 @@ def is_tree_node(typ: type) -> bool:
 
 def _one_level(tree: Any) -> tuple[Any, Any, tuple] | None:
     """``(children, metadata, entries)`` in JAX's forms, or None for a leaf."""
-    if not tu._is_node(tree):
+    if not tu._is_node(tree) or is_key_array(tree):
         return None
     children, meta, entries, _ = optree.tree_flatten_one_level(tree, **tu._OPTS)
     entry = optree.register_pytree_node.get(type(tree), namespace=tu.NAMESPACE)
