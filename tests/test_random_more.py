@@ -35,12 +35,24 @@ _spec.loader.exec_module(GEN)
 GOLDEN = json.loads((_HERE / "golden" / "random_more.json").read_text())["records"]
 
 F64_ULPS = 128
+# Samplers through a matrix decomposition: spmd's factors (NumPy's LAPACK calls) and XLA's
+# contraction orders for these shapes differ from JAX's in the last bits.
+LINALG = {"multivariate_normal": 2e-5, "orthogonal": 2e-5}
+LINALG_F16 = 4e-3
 
 
 def _mismatch(case: dict, want: dict) -> str | None:
-    got = GEN.encode(np, GEN.call(random, np, case))
+    out = GEN.call(random, np, case)
+    got = GEN.encode(np, out)
     if (got["dtype"], got["shape"]) != (want["dtype"], want["shape"]):
         return f"{case}: got {got['dtype']}{got['shape']}, JAX gives {want['dtype']}{want['shape']}"
+    if case["fn"] in LINALG:
+        w = np.array(want["bits"], np.uint64).astype(f"u{np.dtype(want['dtype']).itemsize}")
+        w = w.view(want["dtype"]).astype(np.float64).reshape(want["shape"])
+        tol = LINALG_F16 if want["dtype"] == "float16" else LINALG[case["fn"]]
+        if not np.allclose(np.asarray(out, np.float64), w, rtol=tol, atol=tol):
+            return f"{case}: differs from JAX beyond {tol}"
+        return None
     g = np.array(got["bits"], np.uint64).astype(np.int64)
     w = np.array(want["bits"], np.uint64).astype(np.int64)
     ulps = F64_ULPS if want["dtype"] == "float64" else 0
@@ -63,10 +75,10 @@ def test_golden_covers_the_samplers_and_dtypes():
     fns = {r["case"]["fn"] for r in GOLDEN}
     assert fns == set(
         "cauchy lognormal pareto rayleigh maxwell double_sided_maxwell weibull_min wald "
-        "triangular geometric".split()
+        "triangular geometric multivariate_normal orthogonal".split()
     )
     dts = {(r["case"]["fn"], r["out"]["dtype"]) for r in GOLDEN}
-    for fn in fns - {"geometric"}:
+    for fn in fns - {"geometric", "multivariate_normal", "orthogonal"}:
         assert {(fn, "float32"), (fn, "float16"), (fn, "bfloat16"), (fn, "float64")} <= dts, fn
     assert {("geometric", "int32"), ("geometric", "int8"), ("geometric", "int64")} <= dts
 
@@ -145,6 +157,10 @@ _SAMPLERS = {
     "wald": lambda k: random.wald(k, 2.0, (3,)),
     "triangular": lambda k: random.triangular(k, 0.0, 0.3, 1.0, (3,)),
     "geometric": lambda k: random.geometric(k, 0.3, (3,)),
+    "multivariate_normal": lambda k: random.multivariate_normal(
+        k, jnp.zeros(2), jnp.array([[2.0, 0.5], [0.5, 1.0]]), (3,)
+    ),
+    "orthogonal": lambda k: random.orthogonal(k, 3, (2,)),
 }
 
 
@@ -293,7 +309,55 @@ ERRORS = {
     "weibull_min list": (
         lambda: random.weibull_min(_k(), [1.0], 1.0), TypeError, "argument scale"),
     "negative shape": (lambda: random.cauchy(_k(), (-1,)), ValueError, "nonnegative"),
+    "multivariate_normal method": (
+        lambda: random.multivariate_normal(_k(), jnp.zeros(2), jnp.eye(2), method="lu"),
+        ValueError, "method must be one of"),
+    "multivariate_normal scalar mean": (
+        lambda: random.multivariate_normal(_k(), 0.0, jnp.eye(2)), ValueError,
+        "mean.ndim >= 1, got mean.ndim == 0"),
+    "multivariate_normal vector cov": (
+        lambda: random.multivariate_normal(_k(), jnp.zeros(2), jnp.ones(2)), ValueError,
+        "cov.ndim >= 2, got cov.ndim == 1"),
+    "multivariate_normal cov of the wrong size": (
+        lambda: random.multivariate_normal(_k(), jnp.zeros(2), jnp.eye(3)), ValueError,
+        "cov.shape == (..., n, n) for n=2, but got cov.shape == (3, 3)"),
+    "multivariate_normal batch against shape": (
+        lambda: random.multivariate_normal(_k(), jnp.zeros((3, 2)), jnp.eye(2), (4,)),
+        ValueError, "shapes=[(4,), (3,), ()]"),
+    "multivariate_normal int dtype": (
+        lambda: random.multivariate_normal(_k(), jnp.zeros(2), jnp.eye(2), dtype=jnp.int32),
+        ValueError, "`multivariate_normal` must be a float"),
+    "orthogonal traced n": (
+        lambda: spmd.jit(lambda n: random.orthogonal(_k(), n))(3),
+        spmd.errors.ConcretizationTypeError, "jax.random.orthogonal()"),
+    "orthogonal float n": (lambda: random.orthogonal(_k(), 3.0), TypeError, "integer"),
+    "orthogonal int dtype": (
+        lambda: random.orthogonal(_k(), 2, dtype=jnp.int32), ValueError, "`orthogonal` must"),
 }  # fmt: skip
+
+
+def test_multivariate_normal_and_orthogonal_shapes():
+    k = random.PRNGKey(0)
+    mean, cov = jnp.zeros((3, 2)), jnp.array([[1.0, 0.9], [0.9, 1.0]])
+    assert random.multivariate_normal(k, mean, cov).shape == (3, 2)
+    assert random.multivariate_normal(k, mean, cov, (4, 3)).shape == (4, 3, 2)
+    ints = random.multivariate_normal(k, jnp.zeros(2, jnp.int32), jnp.eye(2, dtype=jnp.int32))
+    assert ints.dtype == np.float32
+    # Not positive definite: NaNs (as JAX's Cholesky factor).
+    assert np.isnan(random.multivariate_normal(k, jnp.zeros(2), -jnp.eye(2))).all()
+    # A singular covariance through eigh: samples on the line x0 == x1.
+    s = random.multivariate_normal(k, jnp.zeros(2), jnp.ones((2, 2)), (5,), method="eigh")
+    np.testing.assert_allclose(s[:, 0], s[:, 1], rtol=1e-5, atol=1e-5)
+    q = random.orthogonal(k, 4, (2,))
+    assert q.shape == (2, 4, 4)
+    np.testing.assert_allclose(q @ jnp.swapaxes(q, -1, -2), np.broadcast_to(np.eye(4), q.shape),
+                               atol=1e-5)  # fmt: skip
+    wide = random.orthogonal(k, 2, m=5)
+    assert wide.shape == (2, 5)
+    np.testing.assert_allclose(wide @ wide.T, np.eye(2), atol=1e-5)
+    u = random.orthogonal(k, 3, dtype=jnp.complex64)
+    assert u.dtype == np.complex64
+    np.testing.assert_allclose(u @ jnp.conj(u).T, np.eye(3), atol=1e-5)
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))

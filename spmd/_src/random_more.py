@@ -13,6 +13,7 @@ Array([ 6.0274944 , 14.837895  , -0.58172226], dtype=float32)
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,12 +28,16 @@ from spmd._src.lax import random_bits as rb
 from spmd._src.lax import random_math as rm
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
+from spmd._src.numpy import einsum as jnp_einsum
+from spmd._src.numpy import linalg as jnp_linalg
 from spmd._src.numpy import ufuncs as jnp_uf
+from spmd._src.numpy.util import promote_dtypes_inexact
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
     _check_key,
     _check_shape,
+    _concrete_int,
     _const,
     _dtype_arg,
     _erf_inv,
@@ -438,12 +443,119 @@ def geometric(key: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any =
     return _geometric_jit(k, p, shape, dt)
 
 
+# ---------------------------------------------------------------------------------------------
+# multivariate_normal
+
+
+def _multivariate_normal(key, mean, cov, shape, dtype, method):
+    name = "multivariate_normal"
+    if np.ndim(mean) < 1:
+        raise ValueError(f"{name} requires mean.ndim >= 1, got mean.ndim == {np.ndim(mean)}")
+    if np.ndim(cov) < 2:
+        raise ValueError(f"{name} requires cov.ndim >= 2, got cov.ndim == {np.ndim(cov)}")
+    n = mean.shape[-1]
+    if tuple(np.shape(cov)[-2:]) != (n, n):
+        raise ValueError(
+            f"{name} requires cov.shape == (..., n, n) for n={n}, but got cov.shape == "
+            f"{tuple(np.shape(cov))}."
+        )
+    if shape is None:
+        shape = _broadcast_shapes(name, mean.shape[:-1], cov.shape[:-2])
+    else:
+        _check_shape(name, shape, mean.shape[:-1], cov.shape[:-2])
+    if method == "svd":
+        u, s, _ = jnp_linalg.svd(cov)
+        factor = jnp_uf.multiply(u, jnp_uf.sqrt(s[..., None, :]))
+    elif method == "eigh":
+        w, v = jnp_linalg.eigh(cov)
+        factor = jnp_uf.multiply(v, jnp_uf.sqrt(w[..., None, :]))
+    else:
+        factor = jnp_linalg.cholesky(cov)
+    z = _normal_jit(key, (*shape, n), dtype)
+    return jnp_uf.add(mean, jnp_einsum.einsum("...ij,...j->...i", factor, z))
+
+
+_multivariate_normal_jit = jit(_multivariate_normal, static_argnums=(3, 4, 5))
+
+
+def multivariate_normal(
+    key: Any,
+    mean: Any,
+    cov: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    method: str = "cholesky",
+) -> Any:
+    """Samples of the normal distribution with the given ``mean`` (``(..., n)``) and
+    covariance ``cov`` (``(..., n, n)``): ``mean + factor @ z``, the factor from ``cov``'s
+    Cholesky decomposition, or (for singular ``cov``) its eigen- or singular value
+    decomposition. The result has shape ``shape + (n,)``; ``shape`` defaults to the
+    broadcast batch shape of ``mean`` and ``cov``."""
+    k, _ = _check_key("multivariate_normal", key)
+    mean, cov = promote_dtypes_inexact(mean, cov)
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    dt = dtypes.dtype(mean) if dtype is None else _dtype_arg(dtype, float)
+    if not dtypes.issubdtype(dt, np.floating):
+        raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, got {dt}")
+    if shape is not None:
+        shape = _shape_arg(shape, "multivariate_normal")
+    return _multivariate_normal_jit(k, mean, cov, shape, dt, method)
+
+
+# ---------------------------------------------------------------------------------------------
+# orthogonal
+
+
+def _orthogonal(key, n, m, shape, dtype):
+    z = _normal_jit(key, (*shape, max(n, m), min(n, m)), dtype)
+    q, r = jnp_linalg.qr(z)
+    d = jnp_linalg.diagonal(r)
+    x = jnp_uf.multiply(q, lax_shape.expand_dims(jnp_uf.sign(d), (-2,)))
+    return lax_shape.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2)) if n < m else x
+
+
+def _static_dim(d: Any) -> int:
+    if isinstance(d, Tracer):
+        return _concrete_int(d, "The error occurred in jax.random.orthogonal()")
+    return operator.index(d)
+
+
+_orthogonal_jit = jit(_orthogonal, static_argnums=(1, 2, 3, 4))
+
+
+def orthogonal(
+    key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None, m: int | None = None
+) -> Any:
+    """A random orthogonal (unitary, for complex ``dtype``) ``n x m`` matrix of the Haar
+    measure, or a batch ``shape`` of them: the Q of a Gaussian matrix's QR decomposition, its
+    columns' signs fixed by R's diagonal. For ``n != m`` the rows (``n < m``) or columns are
+    orthonormal."""
+    shape = _shape_arg(shape, "orthogonal")
+    k, _ = _check_key("orthogonal", key)
+    dt = _dtype_arg(dtype, float)
+    if not dtypes.issubdtype(dt, np.inexact):
+        raise ValueError(
+            f"dtype argument to `orthogonal` must be a float or complex dtype, got {dt}"
+        )
+    context = "The error occurred in jax.random.orthogonal()"
+    n = _concrete_int(operator.index(n) if not isinstance(n, Tracer) else n, context)
+    m = (
+        n
+        if m is None
+        else _concrete_int(operator.index(m) if not isinstance(m, Tracer) else m, context)
+    )
+    return _orthogonal_jit(k, n, m, shape, dt)
+
+
 __all__ = [
     "cauchy",
     "double_sided_maxwell",
     "geometric",
     "lognormal",
     "maxwell",
+    "multivariate_normal",
+    "orthogonal",
     "pareto",
     "rayleigh",
     "triangular",

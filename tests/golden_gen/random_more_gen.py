@@ -102,6 +102,20 @@ def _cases() -> list[dict]:
     add("geometric", seed=5, p=[[0.3], [0.6]], shape=[2, 3], typed=True)
     add("geometric", seed=6, p=0.3, shape=[50], dtype="int8")
     add("geometric", seed=7, p=0.3, shape=[50], p_dtype="float16")
+    cov3 = [[2.0, 0.5, 0.1], [0.5, 1.0, 0.3], [0.1, 0.3, 1.5]]
+    for method in ("cholesky", "eigh", "svd"):
+        add("multivariate_normal", seed=0, mean=[0.0, 1.0, -1.0], cov=cov3, shape=[50],
+            method=method)  # fmt: skip
+    add("multivariate_normal", seed=1, mean=[1.0, 2.0], cov=[[1.0, 0.0], [0.0, 4.0]])
+    add("multivariate_normal", seed=2, mean=[[0.0, 0.0], [1.0, 1.0]],
+        cov=[[1.0, 0.9], [0.9, 1.0]], shape=[3, 2], typed=True)  # fmt: skip
+    add("multivariate_normal", seed=3, mean=[0.0, 0.0, 0.0], cov=cov3, shape=[20], dtype="float16")
+    add("multivariate_normal", seed=4, mean=[0.0, 0.0], cov=[[1.0, 1.0], [1.0, 1.0]],
+        shape=[10], method="eigh")  # fmt: skip
+    add("orthogonal", seed=0, n=3)
+    add("orthogonal", seed=1, n=4, shape=[5])
+    add("orthogonal", seed=2, n=2, m=5, typed=True)
+    add("orthogonal", seed=3, n=5, m=2, shape=[2])
     return c
 
 
@@ -135,7 +149,8 @@ def call(random, np, case: dict):
     kw = {k: v for k, v in case.items() if k not in ("fn", "seed", "typed", "p_dtype")}
     if "shape" in kw:
         kw["shape"] = tuple(kw["shape"])
-    for name in ("sigma", "b", "scale", "loc", "concentration", "mean", "left", "mode", "right"):
+    for name in ("sigma", "b", "scale", "loc", "concentration", "mean", "left", "mode", "right",
+                 "cov"):  # fmt: skip
         if isinstance(kw.get(name), list):
             kw[name] = np.asarray(kw[name], np.float32)
     if "p" in kw:
