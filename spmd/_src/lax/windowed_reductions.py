@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, tree_util
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import shape as lax_shape
@@ -466,7 +466,9 @@ def reduce_window(
     window_dilation=None,
 ):
     """Reduce each window of ``operand`` with ``computation`` (a binary function of scalars)
-    starting from ``init_value``; padding and dilation holes take ``init_value``.
+    starting from ``init_value``. ``operand`` and ``init_value`` may be pytrees of one
+    structure (``computation`` then combines such pytrees). Padding and dilation holes are not
+    folded in (as XLA's CPU kernel skips them; for a monoid that is folding in its identity).
 
     ``padding`` is ``'SAME'``, ``'VALID'`` or one (low, high) pair per dimension. ``lax.add``
     with 0, ``lax.max`` with -inf (the dtype's min) and ``lax.min`` with inf (its max) become
@@ -481,7 +483,8 @@ def reduce_window(
         arithmetic.max: ("max", reduce_window_max),
         arithmetic.min: ("min", reduce_window_min),
     }
-    hit = monoids.get(computation) if not isinstance(operand, (tuple, list)) else None
+    single = tree_util.treedef_is_leaf(tree_util.tree_structure(operand))
+    hit = monoids.get(computation) if single else None
     if hit is not None:
         kind, fn = hit
         if _is_identity(init_value, kind):
