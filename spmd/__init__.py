@@ -68,6 +68,7 @@ from spmd._src.vmap import vmap
 _array_methods.install()
 
 from spmd import (  # noqa: E402
+    custom_batching,
     debug,
     dtypes,
     errors,
@@ -127,6 +128,7 @@ __all__ = [
     "checkpoint_policies",
     "closure_convert",
     "custom_gradient",
+    "custom_batching",
     "custom_jvp",
     "custom_vjp",
     "remat",

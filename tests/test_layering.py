@@ -58,6 +58,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.vmap",
         "spmd._src.autodiff",
         "spmd._src.custom_derivatives.*",
+        "spmd._src.custom_batching",
         "spmd._src.placement",
         "spmd._src.scipy.*",
         "spmd._src.test_util",

@@ -260,9 +260,11 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
         closed, known, unknown, out_unknowns = hit
     n_out = len(closed.out_avals) // 2
     if any(out_unknowns[:n_out]):
-        raise NotImplementedError(
-            f"Reverse-mode differentiation (linearize) of '{prim.name}' is not supported: its "
-            "primal outputs depend on tangents after partial evaluation."
+        # JAX's error (custom_vmap_call is one: its primal and tangent are one equation).
+        raise ValueError(
+            "Linearization failed to produce known values for all output primals. This is "
+            "typically caused by attempting to differentiate a function uses an operation that "
+            "does not support reverse-mode autodiff."
         )
     n_known = out_unknowns.count(False)
     with core.set_current_trace(trace.parent_trace):

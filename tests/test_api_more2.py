@@ -1,0 +1,356 @@
+"""Transformation-related API of JAX 0.10 added after test_api_more.py: custom_batching
+(custom_vmap, sequential_vmap), experimental.io_callback and the config context managers.
+
+Expected values and messages were produced by JAX 0.10.2 (/work/jaxenv/bin/python) running the
+same expressions with ``import jax, jax.numpy as jnp``; each is hard-coded next to its test.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd.custom_batching import custom_vmap, sequential_vmap
+
+_LIN_ERR = "Linearization failed to produce known values for all output primals"
+
+
+def _check(got, want, dtype="float32", weak=None, rtol=1e-6):
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=1e-7)
+    if weak is not None:
+        assert got.weak_type == weak
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_vmap
+
+
+def _make_f(log=None):
+    # f computes sin(x) + y; its rule computes cos(x) + y, so which one ran shows in the values.
+    @custom_vmap
+    def f(x, y):
+        return jnp.sin(x) + y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs, ys):
+        if log is not None:
+            log.append((axis_size, in_batched))
+        return jnp.cos(xs) + ys, any(in_batched)
+
+    return f
+
+
+X = np.arange(3.0, dtype=np.float32)
+
+
+def test_custom_vmap_eager_calls_function():
+    log = []
+    f = _make_f(log)
+    # jax: f(1.0, 2.0) -> 2.841471 (the function; the rule does not run)
+    _check(f(1.0, 2.0), 2.841471, weak=True)
+    _check(f(x=1.0, y=2.0), 2.841471)
+    assert log == []
+
+
+def test_custom_vmap_rule_under_vmap_and_jit():
+    log = []
+    f = _make_f(log)
+    # jax: vmap(f)(x, x) -> [1., 1.5403023, 1.5838531]; rule saw (3, [True, True])
+    _check(spmd.vmap(f)(X, X), [1.0, 1.5403023, 1.5838531])
+    assert log == [(3, [True, True])]
+    # jax: vmap(f, (0, None))(x, 2.0) -> [3., 2.5403023, 1.5838531]; rule saw [True, False]
+    _check(spmd.vmap(f, (0, None))(X, 2.0), [3.0, 2.5403023, 1.5838531])
+    assert log[-1] == (3, [True, False])
+    _check(spmd.jit(spmd.vmap(f))(X, X), [1.0, 1.5403023, 1.5838531])
+    # in_axes=1 moves the batch axis in front before the rule sees it.
+    # jax: vmap(f, (1, None))(ones((2, 3)), 1.0) -> 1.5403023 everywhere, shape (3, 2)
+    out = spmd.vmap(f, (1, None))(jnp.ones((2, 3)), 1.0)
+    _check(out, np.full((3, 2), 1.5403023))
+
+
+def test_custom_vmap_nothing_batched_runs_function_once():
+    log = []
+
+    @custom_vmap
+    def h(x, y):
+        return x * y
+
+    @h.def_vmap
+    def rule(axis_size, in_batched, x, y):
+        log.append(in_batched)
+        return x * y, False
+
+    # jax: vmap(h, (None, None), axis_size=3)(2., 3.) -> [6., 6., 6.], the rule not called
+    _check(spmd.vmap(h, (None, None), axis_size=3)(2.0, 3.0), [6.0, 6.0, 6.0])
+    assert log == []
+
+
+def test_custom_vmap_nested_vmap():
+    f = _make_f()
+    # jax: vmap(vmap(f))(ones((2, 3)), ones((2, 3))) -> cos(1) + 1 everywhere
+    _check(spmd.vmap(spmd.vmap(f))(jnp.ones((2, 3)), jnp.ones((2, 3))), np.full((2, 3), 1.5403023))
+    # jax: vmap(vmap(f), (1, 0), out_axes=1)(arange(6.).reshape(2, 3), ones((3, 2)))
+    out = spmd.vmap(spmd.vmap(f), (1, 0), out_axes=1)(
+        jnp.arange(6.0).reshape(2, 3), jnp.ones((3, 2))
+    )
+    _check(out, [[2.0, 1.5403023, 0.5838531], [0.0100075, 0.3463564, 1.2836622]], rtol=2e-6)
+
+
+def test_custom_vmap_pytree_arguments_and_outputs():
+    seen = []
+
+    @custom_vmap
+    def g(p):
+        return {"a": p[0] * 2, "b": p[1]}
+
+    @g.def_vmap
+    def rule(axis_size, in_batched, p):
+        seen.append(in_batched)
+        (ab, bb) = in_batched[0]
+        return {"a": p[0] * 3, "b": p[1]}, {"a": ab, "b": bb}
+
+    # jax: vmap(g, in_axes=((0, None),))((x, 1.0)) -> {'a': [0., 3., 6.], 'b': [1., 1., 1.]}
+    out = spmd.vmap(g, in_axes=((0, None),))((X, 1.0))
+    assert seen == [[(True, False)]]
+    _check(out["a"], [0.0, 3.0, 6.0])
+    _check(out["b"], [1.0, 1.0, 1.0], weak=True)
+
+
+def test_custom_vmap_make_jaxpr_prints_as_jax():
+    f = _make_f()
+
+    def rule(axis_size, in_batched, xs, ys):
+        return jnp.cos(xs) + ys, any(in_batched)
+
+    f.def_vmap(rule)
+    want = """{ lambda ; a:f32[] b:f32[]. let
+    c:f32[] = custom_vmap_call[
+      call={ lambda ; d:f32[] e:f32[]. let
+          f:f32[] = sin d
+          g:f32[] = add f e
+        in (g,) }
+      in_tree=PyTreeDef(([], (*, *)))
+      out_tree=PyTreeDef(*)
+      rule=<function test_custom_vmap_make_jaxpr_prints_as_jax.<locals>.rule at 0xXXXXXXXXXXXX>
+    ] a b
+  in (c,) }"""
+    assert str(spmd.make_jaxpr(f)(1.0, 2.0)) == want
+    # Under vmap the rule's own operations are traced in its place.
+    want = "{ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = cos a; d:f32[3] = add c b in (d,) }"
+    assert str(spmd.make_jaxpr(spmd.vmap(f))(X, X)) == want
+
+
+def test_custom_vmap_closure_hoisted_and_jitted():
+    def outer(a):
+        @custom_vmap
+        def g(b):
+            return a * b
+
+        @g.def_vmap
+        def rule(n, ib, b):
+            return a * b * 10, ib[0]
+
+        return g(jnp.ones(3) * 2.0)
+
+    # jax: jit(outer)(1.5) -> [3., 3., 3.]; the closed-over value is a leading operand
+    _check(spmd.jit(outer)(1.5), [3.0, 3.0, 3.0])
+    assert "in_tree=PyTreeDef(([*], (*,)))" in str(spmd.make_jaxpr(outer)(1.5))
+    # jax: jvp(outer, (1.5,), (1.0,)) -> ([3., 3., 3.], [2., 2., 2.])
+    p, t = spmd.jvp(outer, (1.5,), (1.0,))
+    _check(p, [3.0, 3.0, 3.0])
+    _check(t, [2.0, 2.0, 2.0])
+    # A batched closed-over value cannot reach the rule (JAX: AssertionError as well).
+    with pytest.raises(AssertionError, match="closes over a value that is batched"):
+        spmd.vmap(outer)(X)
+
+
+def test_custom_vmap_vmap_of_jit_with_closed_over_tracer():
+    f = _make_f()
+
+    def g(c, a):
+        return f(a * c, c)
+
+    # jax: vmap(jit(g), (None, 0))(2.0, x) -> [3., 1.5838531, 1.3463564]
+    _check(spmd.vmap(spmd.jit(g), (None, 0))(2.0, X), [3.0, 1.5838531, 1.3463564])
+    # jax: vmap(jit(g), (0, 0))(x, x) -> [1., 1.5403023, 1.3463564]
+    _check(spmd.vmap(spmd.jit(g), (0, 0))(X, X), [1.0, 1.5403023, 1.3463564])
+
+
+def test_custom_vmap_jvp_differentiates_function_and_rule():
+    f = _make_f()
+    # jax: jvp(f, (1., 2.), (1., 1.)) -> (2.841471, 1.5403023): the function's derivative
+    p, t = spmd.jvp(f, (1.0, 2.0), (1.0, 1.0))
+    _check(p, 2.841471, weak=True)
+    _check(t, 1.5403023, weak=True)
+    # jax: jacfwd(f)(1., 2.) -> -0.84147096: the rule's derivative (jacfwd vmaps the jvp)
+    _check(spmd.jacfwd(f)(1.0, 2.0), -0.84147096, weak=True)
+    # Under vmap the jvp runs the rule's jvp: tangent -sin(x) + 1.
+    ones = jnp.ones(3)
+    want_t = [1.0, 0.15852904, 0.09070259]
+    for fn in (
+        lambda: spmd.vmap(lambda a, b: spmd.jvp(f, (a, b), (jnp.ones_like(a), jnp.ones_like(b))))(
+            X, X
+        ),
+        lambda: spmd.jvp(spmd.vmap(f), (X, X), (ones, ones)),
+        lambda: spmd.jit(spmd.vmap(lambda a: spmd.jvp(f, (a, 2.0), (1.0, 1.0))))(X),
+    ):
+        p, t = fn()
+        _check(t, want_t, rtol=2e-6)
+    # jax: vmap(lambda t: jvp(f, (1., 2.), (t, 1.)))(x) -> primal 2.5403023, tangent
+    # [1., 0.15852904, -0.6829419]: batched tangents of unbatched primals
+    p, t = spmd.vmap(lambda s: spmd.jvp(f, (1.0, 2.0), (s, 1.0)))(X)
+    _check(p, [2.5403023] * 3, weak=True)
+    _check(t, [1.0, 0.15852904, -0.6829419], rtol=2e-6)
+    # jax: jvp(f, (1., 2), (1., float0 zero)) -> (2.841471, 0.5403023)
+    p, t = spmd.jvp(f, (1.0, 2), (1.0, np.zeros((), spmd.dtypes.float0)))
+    _check(t, 0.5403023, weak=True)
+
+
+def test_custom_vmap_jvp_make_jaxpr():
+    f = _make_f()
+    text = str(spmd.make_jaxpr(lambda a, b: spmd.jvp(f, (a, b), (1.0, 1.0)))(1.0, 2.0))
+    assert "c:f32[] d:f32[] = custom_vmap_call[" in text
+    assert "in_tree=PyTreeDef((([], (*, *)), ([], (*, *))))" in text
+    assert "out_tree=PyTreeDef((*, *))" in text
+    assert "rule=<function custom_vmap_jvp.<locals>.jvp_of_rule_rule at 0xXXXXXXXXXXXX>" in text
+    assert "] a b 1.0:f32[] 1.0:f32[]" in text
+
+
+def test_custom_vmap_reverse_mode_raises_as_jax():
+    f = _make_f()
+    for fn in (
+        lambda: spmd.grad(f)(1.0, 2.0),
+        lambda: spmd.grad(lambda y: f(1.0, y))(2.0),
+        lambda: spmd.vjp(f, 1.0, 2.0),
+        lambda: spmd.linearize(f, 1.0, 2.0),
+        lambda: spmd.vmap(spmd.grad(f))(X, X),
+    ):
+        with pytest.raises(ValueError, match=_LIN_ERR):
+            fn()
+    # grad of vmap: the rule runs first, and its operations are differentiable.
+    # jax: grad(lambda x: vmap(f)(x, x).sum())(x) -> [1., 0.15852904, 0.09070259]
+    g = spmd.grad(lambda a: spmd.vmap(f)(a, a).sum())(X)
+    _check(g, [1.0, 0.15852904, 0.09070259], rtol=2e-6)
+
+
+def test_custom_vmap_runs_function_per_device():
+    f = _make_f()
+    # jax: pmap(lambda a: f(a, a))(arange(2.)) -> [0., 1.841471]: the function, not the rule
+    _check(spmd.pmap(lambda a: f(a, a))(jnp.arange(2.0)), [0.0, 1.841471])
+
+
+def test_custom_vmap_errors():
+    # jax: AttributeError, whether or not a transformation is active
+    msg = "No batching rule defined for custom_vmap function <lambda> using def_vmap."
+    with pytest.raises(AttributeError, match=re.escape(msg)):
+        custom_vmap(lambda x: x)(1.0)
+    with pytest.raises(AttributeError, match=re.escape(msg)):
+        spmd.vmap(custom_vmap(lambda x: x))(X)
+
+    def with_rule(rule):
+        h = custom_vmap(lambda x: x * 2)
+        h.def_vmap(rule)
+        return h
+
+    def bad_spec(n, ib, x):
+        return x * 3, (True,)
+
+    msg = (
+        "structure of output value and output batching specification returned by custom vmap "
+        "rule (bad_spec) do not match.\nOutput values: PyTreeDef(*)\nBatching spec: "
+        "PyTreeDef((*,))"
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        spmd.vmap(with_rule(bad_spec))(X)
+
+    def bad_tree(n, ib, x):
+        return (x * 3, x), (True, True)
+
+    msg = (
+        "structure of output returned by custom vmap rule (bad_tree) does not match that of "
+        "original custom-vmapped function.\nOriginal output: PyTreeDef(*)\nRule output: "
+        "PyTreeDef((*, *))"
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        spmd.vmap(with_rule(bad_tree))(X)
+    # jax: ValueError (too many values to unpack) for a rule not returning a pair
+    with pytest.raises(ValueError, match=r"must return a pair"):
+        spmd.vmap(with_rule(lambda n, ib, x: x))(X)
+    # jax: IndexError from deep inside; here a ValueError naming the output and sizes
+    with pytest.raises(ValueError, match=r"output #0 is batched, but its shape \(\) does not"):
+        spmd.vmap(with_rule(lambda n, ib, x: (x[0] * 3, True)))(X)
+    # An output the rule declares unbatched is broadcast by vmap (JAX does the same).
+    out = spmd.vmap(with_rule(lambda n, ib, x: (x * 3, False)))(X)
+    _check(out, np.tile([0.0, 3.0, 6.0], (3, 1)))
+
+
+def test_custom_vmap_decorator_keeps_function_name():
+    f = _make_f()
+    assert f.__name__ == "f"
+
+    def rule(n, ib, x):
+        return x, ib[0]
+
+    assert custom_vmap(lambda x: x).def_vmap(rule) is rule
+
+
+# ---------------------------------------------------------------------------------------------
+# sequential_vmap
+
+
+def test_sequential_vmap_calls_per_element():
+    calls = []
+
+    def body(x, y):
+        calls.append(np.shape(x))
+        return x * y
+
+    s = sequential_vmap(body)
+    # jax: vmap(s)(x, x) -> [0., 1., 4.]; vmap(s, (0, None))(x, 2.) -> [0., 2., 4.]
+    _check(spmd.vmap(s)(X, X), [0.0, 1.0, 4.0])
+    _check(spmd.vmap(s, (0, None))(X, 2.0), [0.0, 2.0, 4.0])
+    _check(spmd.jit(spmd.vmap(s))(X, X), [0.0, 1.0, 4.0])
+    # The body only ever sees one element.
+    assert set(calls) == {()}
+    # jax: vmap(vmap(s))(ones((2, 3)), ones((2, 3))) -> ones
+    _check(spmd.vmap(spmd.vmap(s))(jnp.ones((2, 3)), jnp.ones((2, 3))), np.ones((2, 3)))
+    # jax: vmap(sequential_vmap(lambda i, v: v[i]), (0, None))(array([2, 0]), x) -> [2., 0.]
+    _check(spmd.vmap(sequential_vmap(lambda i, v: v[i]), (0, None))(jnp.array([2, 0]), X), [2, 0])
+
+
+def test_sequential_vmap_jaxpr_and_jvp():
+    s = sequential_vmap(lambda a: a + 1)
+    want = """{ lambda ; a:f32[3]. let
+    b:f32[3] = scan[
+      jaxpr={ lambda ; c:f32[]. let
+          d:f32[] = custom_vmap_call[
+            call={ lambda ; e:f32[]. let f:f32[] = add e 1.0:f32[] in (f,) }
+            in_tree=PyTreeDef(([], (*,)))
+            out_tree=PyTreeDef(*)
+            rule=<function sequential_vmap.<locals>.rule at 0xXXXXXXXXXXXX>
+          ] c
+        in (d,) }
+      length=3
+      num_carry=0
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] a
+  in (b,) }"""
+    assert str(spmd.make_jaxpr(spmd.vmap(s))(X)) == want
+    # jax: jvp(sequential_vmap(lambda x, y: x * y), (1., 2.), (1., 1.)) -> (2., 3.)
+    p, t = spmd.jvp(sequential_vmap(lambda x, y: x * y), (1.0, 2.0), (1.0, 1.0))
+    _check(p, 2.0, weak=True)
+    _check(t, 3.0, weak=True)
+    # jax: jvp(vmap(sequential_vmap(sin)), (x,), (ones(3),)) -> (sin x, cos x)
+    p, t = spmd.jvp(spmd.vmap(sequential_vmap(jnp.sin)), (X,), (jnp.ones(3),))
+    _check(p, np.sin(X), rtol=2e-6)
+    _check(t, np.cos(X), rtol=2e-6)
+    # jax: grad of a vmapped sequential_vmap raises the linearization ValueError
+    with pytest.raises(ValueError, match=_LIN_ERR):
+        spmd.grad(lambda a: spmd.vmap(sequential_vmap(jnp.sin))(a).sum())(X)
