@@ -62,6 +62,8 @@ KNOWN_UNSWEPT: dict[str, str] = {
     "debug_callback": "effectful, with no outputs to compare; tested in tests/test_debugging.py",
     "pure_callback": "runs a user's Python function (its vmap rule needs a vmap_method, its jvp "
     "raises, as in JAX); tested in tests/test_api_more.py",
+    "io_callback": "runs a user's Python function for its effects (kept by dead-code elimination, "
+    "sequential under vmap, its jvp raises, as in JAX); tested in tests/test_api_more2.py",
 }
 
 REJECTS: dict[str, list[tuple[str, Callable, tuple]]] = {}

@@ -354,3 +354,178 @@ def test_sequential_vmap_jaxpr_and_jvp():
     # jax: grad of a vmapped sequential_vmap raises the linearization ValueError
     with pytest.raises(ValueError, match=_LIN_ERR):
         spmd.grad(lambda a: spmd.vmap(sequential_vmap(jnp.sin))(a).sum())(X)
+
+
+# ---------------------------------------------------------------------------------------------
+# experimental.io_callback
+
+from spmd.experimental import io_callback  # noqa: E402
+
+_SDS = spmd.ShapeDtypeStruct((), np.float32)
+
+
+def _logging_cb(log):
+    def cb(x):
+        log.append(float(np.asarray(x)))
+        return np.asarray(x) * 2
+
+    return cb
+
+
+def test_io_callback_eager_jit_and_kwargs():
+    log = []
+    cb = _logging_cb(log)
+    # jax: io_callback(cb, sds, 1.0) -> Array(2.), jit -> Array(4.) for 2.0
+    _check(io_callback(cb, _SDS, 1.0), 2.0)
+    f = spmd.jit(lambda x: io_callback(cb, _SDS, x))
+    _check(f(2.0), 4.0)
+    _check(f(2.0), 4.0)
+    assert log == [1.0, 2.0, 2.0]
+    # jax: io_callback(lambda x, y: x + y, sds, 1.0, y=2.0) -> 3.; None results -> None
+    _check(io_callback(lambda x, y: x + y, _SDS, 1.0, y=2.0), 3.0)
+    assert io_callback(lambda x: None, None, 1.0) is None
+    out = io_callback(lambda x: (x, {"a": x}), (_SDS, {"a": _SDS}), 1.0)
+    _check(out[0], 1.0)
+    _check(out[1]["a"], 1.0)
+    # jax: eval_shape does not call it
+    assert spmd.eval_shape(lambda x: io_callback(cb, _SDS, x), 1.0).shape == ()
+    assert len(log) == 3
+
+
+def test_io_callback_not_dead_code():
+    log = []
+    cb = _logging_cb(log)
+
+    def dead(x):
+        io_callback(cb, _SDS, x)
+        return x + 1
+
+    # jax: jit(dead)(3.0) -> 4.0, the callback called with 3.0 (ordered or not)
+    _check(spmd.jit(dead)(3.0), 4.0, weak=True)
+    assert log == [3.0]
+    text = str(spmd.make_jaxpr(dead)(1.0))
+    assert "_:f32[] = io_callback[" in text
+    # Inside a jit differentiated with respect to something else, the call is kept too.
+    # jax: grad(lambda x: jit(lambda y: (io_callback(cb, None, 2.0), y * 2)[1])(x))(1.0): the
+    # callback runs (with 2.0) and then fails for returning a result when none was declared.
+    log.clear()
+    with pytest.raises(spmd.errors.JaxRuntimeError, match="Mismatched number of outputs"):
+        spmd.grad(lambda x: spmd.jit(lambda y: (io_callback(cb, None, 2.0), y * 2)[1])(x))(1.0)
+    assert log == [2.0]
+
+
+def test_io_callback_ordered_calls_in_program_order():
+    order = []
+
+    def rec(i):
+        def f(x):
+            order.append(i)
+
+        return f
+
+    def prog(x):
+        for i in range(5):
+            io_callback(rec(i), None, x, ordered=True)
+        return x
+
+    spmd.jit(prog)(1.0)
+    assert order == [0, 1, 2, 3, 4]
+    # jax: jit(scan with c + io_callback(cb, sds, x, ordered=True))(arange(3.)) -> 6.
+    log = []
+    cb = _logging_cb(log)
+    out = spmd.jit(
+        lambda xs: spmd.lax.scan(
+            lambda c, x: (c + io_callback(cb, _SDS, x, ordered=True), None), 0.0, xs
+        )[0]
+    )(jnp.arange(3.0))
+    _check(out, 6.0)
+    assert log == [0.0, 1.0, 2.0]
+
+
+def test_io_callback_make_jaxpr_prints_as_jax():
+    def cb(x):
+        return x
+
+    text = str(spmd.make_jaxpr(lambda x: io_callback(cb, _SDS, x, ordered=True))(1.0))
+    want = """{ lambda ; a:f32[]. let
+    b:f32[] = io_callback[
+      callback=_FlatCallback(callback_func=<function test_io_callback_make_jaxpr_prints_as_jax.<locals>.cb at 0xXXXXXXXXXXXX>, in_tree=PyTreeDef(((*,), {})))
+      ordered=True
+      result_avals=(ShapedArray(float32[]),)
+      sharding=None
+    ] a
+  in (b,) }"""  # noqa: E501
+    assert text == want
+
+
+def test_io_callback_vmap():
+    log = []
+    cb = _logging_cb(log)
+    # jax: vmap(lambda x: io_callback(cb, sds, x))(arange(3.)) -> [0., 2., 4.], one call each
+    _check(spmd.vmap(lambda x: io_callback(cb, _SDS, x))(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    assert log == [0.0, 1.0, 2.0]
+    text = str(spmd.make_jaxpr(spmd.vmap(lambda x: io_callback(cb, _SDS, x)))(jnp.arange(3.0)))
+    assert text.startswith("{ lambda ; a:f32[3]. let\n    b:f32[3] = scan[")
+    # Unbatched arguments: one call (jax: the same), ordered or not.
+    log.clear()
+    for ordered in (False, True):
+        out = spmd.vmap(lambda x, o=ordered: x + io_callback(cb, _SDS, 1.0, ordered=o))(
+            jnp.arange(4.0)
+        )
+        _check(out, [2.0, 3.0, 4.0, 5.0])
+    assert log == [1.0, 1.0]
+    # jax: ValueError for an ordered call with batched arguments
+    with pytest.raises(ValueError, match=re.escape("Cannot `vmap` ordered IO callback.")):
+        spmd.vmap(lambda x: io_callback(cb, _SDS, x, ordered=True))(jnp.arange(3.0))
+    # jax: vmap of cond / while_loop with a batched predicate and io_callback inside raise
+    with pytest.raises(NotImplementedError, match="IO effect not supported in vmap-of-cond."):
+        spmd.vmap(
+            lambda p, x: spmd.lax.cond(p, lambda x: io_callback(cb, _SDS, x), lambda x: x, x)
+        )(jnp.array([True, False, True]), jnp.arange(3.0))
+    with pytest.raises(Exception, match="Unordered IO effects not supported in while_loop"):
+        spmd.vmap(
+            lambda x: spmd.lax.while_loop(
+                lambda c: c < 3, lambda c: c + io_callback(lambda v: np.float32(1), _SDS, c), x
+            )
+        )(jnp.arange(3.0))
+
+
+def test_io_callback_per_device():
+    log = []
+    cb = _logging_cb(log)
+    n = min(spmd.device_count(), 4)
+    # jax: pmap(lambda x: io_callback(cb, sds, x, ordered=True))(arange(4.)) -> [0, 2, 4, 6],
+    # called once per device in device order; an unvarying argument: still once per device
+    out = spmd.pmap(lambda x: io_callback(cb, _SDS, x, ordered=True))(jnp.arange(float(n)))
+    _check(out, 2.0 * np.arange(n))
+    assert log == list(map(float, range(n)))
+    log.clear()
+    spmd.pmap(lambda x: x + io_callback(cb, _SDS, 1.0))(jnp.arange(float(n)))
+    assert log == [1.0] * n
+
+
+def test_io_callback_errors():
+    cb = _logging_cb([])
+    # jax: ValueError "IO callbacks do not support JVP." for grad and jvp, and for a call on
+    # a value being differentiated even when its result is unused
+    for fn in (
+        lambda: spmd.grad(lambda x: io_callback(cb, _SDS, x))(1.0),
+        lambda: spmd.jvp(lambda x: io_callback(cb, _SDS, x), (1.0,), (1.0,)),
+        lambda: spmd.grad(lambda x: (io_callback(cb, None, x), x * 2)[1])(1.0),
+    ):
+        with pytest.raises(ValueError, match=re.escape("IO callbacks do not support JVP.")):
+            fn()
+    # jax: a call on constants only is fine: grad(lambda x: io_callback(cb, sds, 2.0) * x)(1.)
+    _check(spmd.grad(lambda x: io_callback(cb, _SDS, 2.0) * x)(1.0), 4.0, weak=True)
+    # jax: JaxRuntimeError for results of the wrong shape or dtype
+    with pytest.raises(spmd.errors.JaxRuntimeError, match=r"Expected: \(\), Actual: \(2,\)"):
+        io_callback(lambda x: np.ones(2, np.float32), _SDS, 1.0)
+    with pytest.raises(spmd.errors.JaxRuntimeError, match="Expected: float32, Actual: int32"):
+        spmd.jit(lambda x: io_callback(lambda x: np.ones((), np.int32), _SDS, x))(1.0)
+    # jax: TypeError naming the position of an argument that is not an array
+    msg = (
+        "Error interpreting argument to io_callback as a JAX value. The problematic value is "
+        "of type <class 'str'> and was passed to io_callback at position 0."
+    )
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        io_callback(cb, _SDS, "a")

@@ -1,3 +1,7 @@
-"""spmd.experimental: older entry points kept for programs written against them."""
+"""spmd.experimental: older entry points kept for programs written against them, and
+``io_callback``."""
 
+from spmd._src.lax.io_callback import io_callback
 from spmd.experimental import shard_map  # noqa: F401
+
+__all__ = ["io_callback"]

@@ -92,11 +92,17 @@ def pure_callback(
 
 
 def _impl(*args, callback, result_avals, sharding, vmap_method):
+    return run_callback("pure_callback", callback, args, result_avals)
+
+
+def run_callback(what: str, callback, args, result_avals) -> list[Any]:
+    """Call ``callback`` on concrete arrays and check its results against ``result_avals``
+    (shared with io_callback; ``what`` names the caller in errors)."""
     vals = [core.make_concrete(np.asarray(a), False) for a in args]
     outs = callback(*vals)
     if len(outs) != len(result_avals):
         raise JaxRuntimeError(
-            "pure_callback: Mismatched number of outputs from callback. Expected: "
+            f"{what}: Mismatched number of outputs from callback. Expected: "
             f"{len(result_avals)}, Actual: {len(outs)}"
         )
     results = []
@@ -104,13 +110,13 @@ def _impl(*args, callback, result_avals, sharding, vmap_method):
         o = np.asarray(o)
         if o.shape != aval.shape:
             raise JaxRuntimeError(
-                f"pure_callback: Incorrect output shape for return value #{i}: Expected: "
+                f"{what}: Incorrect output shape for return value #{i}: Expected: "
                 f"{aval.shape}, Actual: {o.shape}"
             )
         # A Python float (float64) is a float32 result when 64-bit types are off, as in JAX.
         if dtypes.canonicalize_dtype(o.dtype) != aval.dtype:
             raise JaxRuntimeError(
-                f"pure_callback: Incorrect output dtype for return value #{i}: Expected: "
+                f"{what}: Incorrect output dtype for return value #{i}: Expected: "
                 f"{aval.dtype.name}, Actual: {o.dtype.name}"
             )
         results.append(o.astype(aval.dtype, copy=False))
@@ -149,20 +155,21 @@ def _vmap_rule(axis_data, vals, dims, *, callback, result_avals, sharding, vmap_
     return outs, [0] * len(outs)
 
 
-def _sequential(vals, dims, size, result_avals, params):
+def _sequential(vals, dims, size, result_avals, params, prim=None):
     """One call per batch element, in a scan over the batched arguments (the others are
-    constants of its body)."""
+    constants of its body); ``prim`` is pure_callback's unless given (io_callback's)."""
     from spmd._src.lax.control_flow.scan import scan  # lazy: control flow imports this layer
     from spmd._src.lax.rules import bdim_at_front
 
+    prim = pure_callback_p if prim is None else prim
     batched = [bdim_at_front(v, d, size) for v, d in zip(vals, dims) if d is not None]
 
     def body(carry, xs):
         it = iter(xs)
         ins = [next(it) if d is not None else v for v, d in zip(vals, dims)]
-        return carry, pure_callback_p.bind(*ins, result_avals=result_avals, **params)
+        return carry, prim.bind(*ins, result_avals=result_avals, **params)
 
-    unroll = params["vmap_method"] == "sequential_unrolled"
+    unroll = params.get("vmap_method") == "sequential_unrolled"
     _, ys = scan(body, (), batched, length=size, unroll=unroll or 1)
     return list(ys)
 

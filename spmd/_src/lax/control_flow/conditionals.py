@@ -29,6 +29,7 @@ from spmd._src.lax import callback, rules
 from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
+from spmd._src.lax.io_callback import has_io_effect
 
 _NO_OPERAND = object()
 
@@ -253,6 +254,9 @@ def _cond_batch_rule(axis_data, vals, dims, *, branches):
     size = axis_data.size
     n_in, n_out = len(ops), len(branches[0].out_avals)
     if index_dim is not None:
+        if not axis_data.per_device and any(has_io_effect(b.jaxpr) for b in branches):
+            # Every branch would run on every example: its IO would happen where not due.
+            raise NotImplementedError("IO effect not supported in vmap-of-cond.")
         # A batched index: every branch runs on the whole batch and the results are selected.
         index = rules.moveaxis(index, index_dim, 0)
         ops = [rules.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]

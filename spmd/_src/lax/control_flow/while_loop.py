@@ -29,6 +29,7 @@ from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
+from spmd._src.lax.io_callback import has_io_effect
 
 # ---------------------------------------------------------------------------------------------
 # while_loop
@@ -171,6 +172,14 @@ def _while_batch_rule(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nco
         bc = [common.move_to_front(x, d, size, b) for x, d, b in zip(bc, bd, bc_b)]
         carry = [common.move_to_front(x, d, size, True) for x, d in zip(carry, kd)]
         return _while_masked_batch(axis_data, cc, bc, carry, cc_b, bc_b, cond_jaxpr, body_jaxpr)
+    if (
+        pred_b
+        and not axis_data.per_device
+        and (has_io_effect(body_jaxpr.jaxpr) or has_io_effect(cond_jaxpr.jaxpr))
+    ):
+        # The body runs until every example stops: its IO would happen where not due. (JAX
+        # raises a bare Exception with this message.)
+        raise Exception("Unordered IO effects not supported in while_loop with batched predicate")
     if pred_b:
         # A batched predicate batches every carry (each example stops at its own iteration);
         # the loop keeps the predicate batched and stops updating an example once its own
