@@ -26,7 +26,16 @@ from spmd._src.autodiff import (
     value_and_grad,
     vjp,
 )
-from spmd._src.config import config, disable_jit
+from spmd._src.config import (
+    config,
+    debug_infs,
+    debug_nans,
+    default_device,
+    disable_jit,
+    enable_x64,
+    numpy_dtype_promotion,
+    numpy_rank_promotion,
+)
 from spmd._src.custom_derivatives import (
     checkpoint,
     checkpoint_policies,
@@ -123,7 +132,13 @@ __all__ = [
     "Array",
     "ShapeDtypeStruct",
     "config",
+    "debug_infs",
+    "debug_nans",
+    "default_device",
     "disable_jit",
+    "enable_x64",
+    "numpy_dtype_promotion",
+    "numpy_rank_promotion",
     "checkpoint",
     "checkpoint_policies",
     "closure_convert",

@@ -529,3 +529,115 @@ def test_io_callback_errors():
     )
     with pytest.raises(TypeError, match=re.escape(msg)):
         io_callback(cb, _SDS, "a")
+
+
+# ---------------------------------------------------------------------------------------------
+# Config options as context managers
+
+_RANK_DOC = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
+
+
+def test_enable_x64_context_nests_and_restores():
+    # jax: float64 inside, float32 in a nested enable_x64(False), float64 again, then float32
+    assert spmd.enable_x64.value is False
+    with spmd.enable_x64(True):
+        assert jnp.ones(3).dtype == np.float64
+        assert spmd.config.jax_enable_x64 is True
+        with spmd.enable_x64(False):
+            assert jnp.ones(3).dtype == np.float32
+        assert jnp.ones(3).dtype == np.float64
+    assert jnp.ones(3).dtype == np.float32
+    # Restored on the way out of an exception too.
+    with pytest.raises(KeyError):
+        with spmd.enable_x64(True):
+            raise KeyError
+    assert spmd.config.jax_enable_x64 is False
+    # jax: a decorator as well; truthy values are True; None is the value outside every block
+    assert spmd.enable_x64(True)(lambda: jnp.ones(1).dtype)() == np.float64
+    with spmd.enable_x64(3):
+        assert spmd.config.jax_enable_x64 is True
+        with spmd.enable_x64(None):
+            assert spmd.config.jax_enable_x64 is False
+    with spmd.enable_x64(None):
+        assert spmd.config.jax_enable_x64 is False
+    # jit retraces per value: the same function gives both dtypes.
+    f = spmd.jit(lambda x: x * 1.5)
+    with spmd.enable_x64(True):
+        assert f(np.float64(1.0)).dtype == np.float64
+    assert f(np.float64(1.0)).dtype == np.float32
+
+
+def test_rank_promotion_context():
+    a, b = jnp.ones(3), jnp.ones((2, 3))
+    msg = (
+        "Operands could not be broadcast together for add on shapes (3,) (2, 3) and with the "
+        f"config option jax_numpy_rank_promotion='raise'. For more information, see {_RANK_DOC}."
+    )
+    with spmd.numpy_rank_promotion("raise"):
+        assert spmd.numpy_rank_promotion.value == "raise"
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            a + b
+        with spmd.numpy_rank_promotion("allow"):
+            assert (a + b).shape == (2, 3)
+    msg = (
+        "Following NumPy automatic rank promotion for add on shapes (3,) (2, 3). Set the "
+        "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for more "
+        f"information, see {_RANK_DOC}."
+    )
+    with spmd.numpy_rank_promotion("warn"):
+        with pytest.warns(UserWarning, match=re.escape(msg)):
+            a + b
+    assert spmd.config.jax_numpy_rank_promotion == "allow"
+    assert (a + b).shape == (2, 3)
+    # jax: ValueError when the context manager is made, TypeError without a value
+    msg = "new enum value must be in ['allow', 'warn', 'raise'], got bad of type <class 'str'>."
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        spmd.numpy_rank_promotion("bad")
+    msg = (
+        "Context manager for numpy_rank_promotion config option requires an argument "
+        "representing the new value for the config option."
+    )
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        spmd.numpy_rank_promotion()
+
+
+def test_dtype_promotion_context():
+    i, f = jnp.ones(3, jnp.int32), jnp.ones(3, jnp.float32)
+    with spmd.numpy_dtype_promotion("strict"):
+        # jax: TypePromotionError for int32 + float32 and for int32 + a Python float
+        with pytest.raises(spmd.dtypes.TypePromotionError):
+            i + f
+        with pytest.raises(spmd.dtypes.TypePromotionError):
+            i + 1.0
+        assert (f + f).dtype == np.float32
+    assert (i + f).dtype == np.float32
+    with pytest.raises(ValueError, match=re.escape("'x' is not a valid NumpyDtypePromotion")):
+        spmd.numpy_dtype_promotion("x")
+
+
+def test_default_device_context():
+    d = spmd.devices()
+    assert spmd.default_device.value is None
+    with spmd.default_device(d[3]):
+        assert spmd.config.jax_default_device is d[3]
+        a = jnp.ones(2)
+        # jax: new arrays, jit results of uncommitted inputs, device_put and random values are
+        # on the default device, uncommitted; a committed input keeps its device
+        assert a.devices() == {d[3]} and not a.committed
+        assert spmd.jit(lambda x: x + 1)(1.0).devices() == {d[3]}
+        assert spmd.device_put(1.0).devices() == {d[3]}
+        assert spmd.random.normal(spmd.random.key(0), (2,)).devices() == {d[3]}
+        committed = spmd.device_put(jnp.ones(2), d[1])
+        assert spmd.jit(lambda x: x + 1)(committed).devices() == {d[1]}
+    # jax: an array made inside stays there; results made outside are on the first device
+    assert a.devices() == {d[3]}
+    assert (a + 1).devices() == {d[0]}
+    with spmd.default_device("cpu"):
+        assert jnp.ones(2).devices() == {d[0]}
+    msg = (
+        "jax.default_device must be passed either a Device object (e.g. "
+        "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', got: 3"
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        spmd.default_device(3)
+    assert spmd.config.jax_default_device is None

@@ -17,6 +17,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src import sharding as shd
+from spmd._src.config import config
 
 
 class Array:
@@ -25,7 +26,17 @@ class Array:
     # ``_py_text`` (unset on most arrays) is how a weakly typed scalar made from a Python float
     # prints when staged as a literal: as Python writes the float (``1e-05``), as JAX prints a
     # Python float that reaches a primitive unconverted (core.Literal).
-    __slots__ = ("_value", "weak_type", "_sharding", "_committed", "_py_text", "__weakref__")
+    # ``_device``: the device an uncommitted array (no ``_sharding``) is on, when
+    # ``jax_default_device`` named one at its creation (None: the first device).
+    __slots__ = (
+        "_value",
+        "weak_type",
+        "_sharding",
+        "_committed",
+        "_device",
+        "_py_text",
+        "__weakref__",
+    )
     __array_priority__ = 100
 
     def __init__(self, value: Any, weak_type: bool = False, sharding: Any = None) -> None:
@@ -35,6 +46,7 @@ class Array:
         self.weak_type = weak_type
         self._sharding = sharding
         self._committed = sharding is not None
+        self._device = config.jax_default_device
 
     # -- abstract value --------------------------------------------------------------------
     @property
@@ -140,7 +152,10 @@ class Array:
     @property
     def sharding(self) -> shd.Sharding:
         s = self._sharding
-        return shd.default_sharding() if s is None else s
+        if s is None:
+            d = self._device
+            return shd.default_sharding(None if d is None or isinstance(d, str) else d)
+        return s
 
     @property
     def committed(self) -> bool:

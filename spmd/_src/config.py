@@ -213,3 +213,120 @@ config.define(
     "'always': every jit over sharded arguments runs partitioned (one shard_map body with the "
     "collectives its rules insert); 'auto': in one process jit computes on the global data.",
 )
+config.define(
+    "jax_debug_infs",
+    _env_bool("JAX_DEBUG_INFS", False),
+    _is_bool,
+    "Raise FloatingPointError when an operation produces an inf.",
+)
+
+
+def _is_default_device(v: Any) -> bool:
+    # A device (anything with a platform, as spmd's CpuDevice), a platform name, or None.
+    return v is None or v == "cpu" or hasattr(v, "platform")
+
+
+config.define(
+    "jax_default_device",
+    None,
+    _is_default_device,
+    "The device new uncommitted arrays are placed on: a device, 'cpu' or None (the first device).",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Options as context managers (jax.enable_x64(True), ...)
+
+_NO_DEFAULT = object()
+
+
+def _check_enum(choices: tuple[str, ...]) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        if v not in choices:
+            raise ValueError(
+                f"new enum value must be in {list(choices)}, got {v} of type {type(v)}."
+            )
+        return v
+
+    return check
+
+
+def _check_dtype_promotion(v: Any) -> Any:
+    if v not in ("standard", "strict"):
+        raise ValueError(f"{v!r} is not a valid NumpyDtypePromotion")
+    return v
+
+
+def _check_default_device(v: Any) -> Any:
+    if not (v is None or isinstance(v, str) or hasattr(v, "platform")):
+        raise ValueError(
+            "jax.default_device must be passed either a Device object (e.g. "
+            "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', got: "
+            f"{v!r}"
+        )
+    if isinstance(v, str) and v != "cpu":
+        raise ValueError(f"jax.default_device: unknown platform {v!r}; spmd has only 'cpu'")
+    return v
+
+
+class State:
+    """An option usable as a context manager (or decorator) that sets it for a block and
+    restores it on the way out, exceptions included: ``with spmd.enable_x64(True): ...``.
+    ``value`` is the option's current value.
+
+    Bool options take any value as its truth (as JAX's do); ``None`` means the value set
+    outside every such block."""
+
+    __slots__ = ("name", "short", "check", "is_bool", "_outer")
+
+    def __init__(self, name: str, check: Callable[[Any], Any] | None = None, is_bool=False):
+        self.name, self.short, self.check, self.is_bool = name, name[4:], check, is_bool
+        self._outer: list[Any] = []  # values saved by the blocks now open, outermost first
+
+    @property
+    def value(self) -> Any:
+        return config.read(self.name)
+
+    def __call__(self, new_val: Any = _NO_DEFAULT) -> _StateContext:
+        if new_val is _NO_DEFAULT:
+            raise TypeError(
+                f"Context manager for {self.short} config option requires an argument "
+                "representing the new value for the config option."
+            )
+        if self.is_bool and new_val is not None:
+            new_val = bool(new_val)
+        elif self.check is not None:
+            new_val = self.check(new_val)
+        return _StateContext(self, new_val)
+
+    def __repr__(self) -> str:
+        return f"State({self.name}={self.value!r})"
+
+
+class _StateContext(contextlib.ContextDecorator):
+    def __init__(self, state: State, new_val: Any) -> None:
+        self.state, self.new_val = state, new_val
+        self._saved: list[Any] = []
+
+    def __enter__(self) -> None:
+        st = self.state
+        before = config.read(st.name)
+        new = self.new_val
+        if new is None and st.is_bool:
+            new = st._outer[0] if st._outer else before
+        st._outer.append(before)
+        self._saved.append(before)
+        config.update(st.name, new)
+
+    def __exit__(self, *exc: Any) -> None:
+        st = self.state
+        st._outer.pop()
+        config.update(st.name, self._saved.pop())
+
+
+enable_x64 = State("jax_enable_x64", is_bool=True)
+debug_nans = State("jax_debug_nans", is_bool=True)
+debug_infs = State("jax_debug_infs", is_bool=True)
+numpy_rank_promotion = State("jax_numpy_rank_promotion", _check_enum(("allow", "warn", "raise")))
+numpy_dtype_promotion = State("jax_numpy_dtype_promotion", _check_dtype_promotion)
+default_device = State("jax_default_device", _check_default_device)

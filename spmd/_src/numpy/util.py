@@ -183,14 +183,21 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
     _check_broadcastable(fun_name, shapes)
     mode = config.jax_numpy_rank_promotion
     if mode != "allow":
-        msg = (
-            f"{fun_name}: operands of different ranks {[tuple(s) for s in shapes]} would be "
-            "rank-promoted (jax_numpy_rank_promotion is set to "
-            f"'{mode}')."
-        )
+        # JAX's messages.
+        shown = " ".join(str(tuple(s)) for s in shapes)
+        doc = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
         if mode == "raise":
-            raise ValueError(msg)
-        warnings.warn(msg, stacklevel=3)
+            raise ValueError(
+                f"Operands could not be broadcast together for {fun_name} on shapes {shown} and "
+                f"with the config option jax_numpy_rank_promotion='raise'. For more "
+                f"information, see {doc}."
+            )
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {fun_name} on shapes {shown}. Set "
+            "the jax_numpy_rank_promotion config option to 'allow' to disable this warning; "
+            f"for more information, see {doc}.",
+            stacklevel=3,
+        )
     rank = max(ranks)
     out = []
     for x, s in zip(args, shapes):
