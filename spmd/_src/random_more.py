@@ -31,6 +31,7 @@ from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import einsum as jnp_einsum
 from spmd._src.numpy import linalg as jnp_linalg
 from spmd._src.numpy import ufuncs as jnp_uf
+from spmd._src.numpy import util as jnp_util
 from spmd._src.numpy.util import promote_dtypes_inexact
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
@@ -548,7 +549,85 @@ def orthogonal(
     return _orthogonal_jit(k, n, m, shape, dt)
 
 
+# ---------------------------------------------------------------------------------------------
+# ball
+
+
+def _pow(x, y):
+    x, y = jnp_util.promote_args_numeric("power", x, y)
+    return lax.pow(x, y) if dtypes.dtype(x) == np.float64 else rm.xla_pow(x, y)
+
+
+def _ball(key, p, d, shape, dtype):
+    from spmd._src import random_gamma  # (imports this module's siblings lazily)
+
+    keys = rb.random_split(key, (2,))
+    g = random_gamma.generalized_normal(keys[0], p, (*shape, d), dtype)
+    e = _exponential_jit(keys[1], shape, dtype)
+    return _ball_from(g, e, p)
+
+
+def _ball_from(g, e, p):
+    """``g / (sum(|g|**p, -1) + e) ** (1/p)`` (``g`` generalized normal, ``e`` exponential)
+    as XLA computes it."""
+    inv_p = jnp_uf.true_divide(1, p)
+    if dtypes.dtype(g) == _BF16:
+        return _ball_bf16(g, e, p, inv_p)
+    powers = _pow(jnp_uf.abs(g), p)
+    # XLA sums the d powers in order (float16's in float32).
+    total = _sum_last(powers, _F32 if dtypes.dtype(powers) == _F16 else None)
+    # g / (total + e) ** (1/p), which XLA rewrites as g * (total + e) ** -(1/p).
+    recip = _pow(jnp_uf.add(total, e), jnp_uf.negative(inv_p))
+    return jnp_uf.multiply(g, lax_shape.expand_dims(recip, (-1,)))
+
+
+def _sum_last(x, acc_dtype=None):
+    """The sum over the last axis, element by element in order (in ``acc_dtype``, rounded
+    back to ``x``'s dtype)."""
+    dt = dtypes.dtype(x)
+    parts = [lax_shape.squeeze(lax_shape.slice_in_dim(x, i, i + 1, axis=-1), (-1,))
+             for i in range(x.shape[-1])]  # fmt: skip
+    if acc_dtype is not None:
+        parts = [lax.convert_element_type(v, acc_dtype) for v in parts]
+    total = parts[0]
+    for v in parts[1:]:
+        total = lax.add(total, v)
+    return lax.convert_element_type(total, dt)
+
+
+def _ball_bf16(g, e, p, inv_p):
+    """bfloat16 ``_ball_from`` as XLA computes it: float32 powers of the rounded values, summed in
+    float32; the norm rounded to bfloat16; a float32 reciprocal times ``g``, rounded once."""
+    f32 = lambda v: lax.convert_element_type(v, _F32)  # noqa: E731
+    p16 = lax.convert_element_type(p, _BF16)
+    powers = rm.xla_pow(f32(jnp_uf.abs(g)), f32(lax_shape.broadcast_to_rank(p16, g.ndim)))
+    total = lax.convert_element_type(_sum_last(powers), _BF16)
+    norm = rm.xla_pow(
+        f32(lax.add(total, e)),
+        f32(lax_shape.broadcast_to_rank(lax.convert_element_type(inv_p, _BF16), e.ndim)),
+    )
+    recip = lax.div(_const(1, _F32), f32(lax.convert_element_type(norm, _BF16)))
+    return lax.convert_element_type(lax.mul(f32(g), lax_shape.expand_dims(recip, (-1,))), _BF16)
+
+
+_ball_jit = jit(_ball, static_argnums=(2, 3, 4))
+
+
+def ball(key: Any, d: int, p: Any = 2, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Uniform samples of the unit Lp ball in ``d`` dimensions, shape ``shape + (d,)``:
+    generalized normal draws over ``(sum |g|**p + e) ** (1/p)`` for an exponential ``e``
+    (Barthe, Guedon, Mendelson and Naor)."""
+    shape = _shape_arg(shape, "ball")
+    k, _ = _check_key("ball", key)
+    dt = _dtype_arg(dtype, float)
+    if isinstance(d, Tracer):
+        d = _concrete_int(d, "The error occurred in jax.random.ball()")
+    d = operator.index(d)
+    return _ball_jit(k, p, d, shape, dt)
+
+
 __all__ = [
+    "ball",
     "cauchy",
     "double_sided_maxwell",
     "geometric",

@@ -81,6 +81,8 @@ def _cases() -> list[dict]:
         add("weibull_min", seed=seed, scale=scale, concentration=conc, shape=[500])
     add("weibull_min", seed=4, scale=[1.0, 2.0], concentration=[[0.5], [2.0]], shape=[3, 2, 2])
     add("weibull_min", seed=5, scale=1.0, concentration=2.0, shape=[2, 3], typed=True)
+    # Small concentrations: powers underflow (XLA flushes denormals to zero).
+    add("weibull_min", seed=7, scale=1.0, concentration=0.03, shape=[2000])
     for dt in _LOW:
         add("weibull_min", seed=6, scale=2.0, concentration=1.5, shape=[200], dtype=dt)
     for seed, mean in ((0, 1.0), (1, 0.25), (2, 3.0), (3, 10.0)):
@@ -112,6 +114,17 @@ def _cases() -> list[dict]:
     add("multivariate_normal", seed=3, mean=[0.0, 0.0, 0.0], cov=cov3, shape=[20], dtype="float16")
     add("multivariate_normal", seed=4, mean=[0.0, 0.0], cov=[[1.0, 1.0], [1.0, 1.0]],
         shape=[10], method="eigh")  # fmt: skip
+    for seed, d, p, shape in ((0, 3, 2.0, [50]), (1, 2, 1.0, [20]), (2, 5, 3.5, [10]),
+                              (3, 1, 2.0, []), (4, 4, 0.7, [3, 2]), (7, 8, 2.0, [10]),
+                              (8, 20, 1.5, [4])):  # fmt: skip
+        add("ball", seed=seed, d=d, p=p, shape=shape)
+    add("ball", seed=9, d=3, p=2.0, shape=[5], typed=True)
+    add("ball", seed=5, d=3, p=2, shape=[10], dtype="float16")
+    add("ball", seed=6, d=3, p=2.0, shape=[10], dtype="bfloat16")
+    # The generalized normal and exponential draws ball transforms (to check its arithmetic
+    # where the draws differ from JAX's).
+    add("ball_parts", seed=5, d=3, p=2, shape=[10], dtype="float16")
+    add("ball_parts", seed=6, d=3, p=2.0, shape=[10], dtype="bfloat16")
     add("orthogonal", seed=0, n=3)
     add("orthogonal", seed=1, n=4, shape=[5])
     add("orthogonal", seed=2, n=2, m=5, typed=True)
@@ -133,6 +146,7 @@ def _x64_cases() -> list[dict]:
         {"fn": "wald", "seed": 7, "mean": 2.0, "shape": [100]},
         {"fn": "triangular", "seed": 8, "left": 0.0, "mode": 0.3, "right": 1.0, "shape": [100]},
         {"fn": "geometric", "seed": 9, "p": 0.3, "shape": [100]},
+        {"fn": "ball", "seed": 10, "d": 3, "p": 2.0, "shape": [30]},
     ]
     c += [{**x, "seed": x["seed"] + 20, "dtype": "float32"} for x in c if x["fn"] != "geometric"]
     return c
@@ -153,6 +167,12 @@ def call(random, np, case: dict):
                  "cov"):  # fmt: skip
         if isinstance(kw.get(name), list):
             kw[name] = np.asarray(kw[name], np.float32)
+    if fn == "ball_parts":
+        k1, k2 = random.split(key)
+        shape, d, dtype = kw["shape"], kw["d"], kw["dtype"]
+        g = random.generalized_normal(k1, kw["p"], (*shape, d), dtype)
+        e = random.exponential(k2, shape, dtype)
+        return np.concatenate([np.asarray(g).ravel(), np.asarray(e).ravel()])
     if "p" in kw:
         kw["p"] = (
             np.asarray(kw["p"], case.get("p_dtype", "float32"))

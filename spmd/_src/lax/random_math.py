@@ -10,7 +10,8 @@ Companions of ``spmd._src.lax.random_bits``' ``xla_log``/``xla_erf_inv`` kernels
   ``expf`` instead; samplers' exps are fused with their draws and never take that path.)
 - ``xla_tan`` and ``xla_pow``: XLA's CPU code calls the C library's ``tanf``/``powf`` element by
   element, so these call the same functions (through ctypes); where the C library cannot be
-  loaded they round NumPy's float64 results.
+  loaded they round NumPy's float64 results. XLA runs with denormals flushed, so ``pow``'s
+  denormal operands and results are zeros (``tanf`` returns a tiny operand untouched).
 
 float16 and bfloat16 go through float32 (as XLA does); float64 uses NumPy.
 
@@ -101,8 +102,21 @@ def _libm_f32(name: str, nargs: int, fallback):
     return kernel
 
 
+def _ftz(x: np.ndarray) -> np.ndarray:
+    """Denormals as (signed) zeros: XLA's CPU code runs with the processor flushing denormal
+    operands and results (DAZ and FTZ)."""
+    x = np.asarray(x, _F32)
+    return np.where(np.abs(x) < np.finfo(_F32).tiny, x * _F32(0), x).astype(_F32)
+
+
 tan_f32 = _libm_f32("tanf", 1, np.tan)
-pow_f32 = _libm_f32("powf", 2, np.power)
+_powf = _libm_f32("powf", 2, np.power)
+
+
+def pow_f32(x, y) -> np.ndarray:
+    """The C library's ``powf`` as XLA's code calls it: denormal operands read as zero and a
+    denormal result flushed to zero."""
+    return _ftz(_powf(_ftz(x), _ftz(y)))
 
 
 # ---------------------------------------------------------------------------------------------
