@@ -95,11 +95,12 @@ def test_golden(mode):
 
 def test_golden_covers_the_family():
     fns = {r["case"]["fn"] for r in GOLDEN}
-    assert {"gamma", "loggamma"} <= fns
+    want = "gamma loggamma beta dirichlet chisquare f t generalized_normal poisson binomial"
+    assert set((want + " multinomial").split()) <= fns
     vias = {r["case"].get("via") for r in GOLDEN}
     assert {None, "jit", "vmap_keys", "vmap_a", "grad"} <= vias
     dts = {r["out"]["dtype"] for r in GOLDEN}
-    assert {"float32", "float16", "bfloat16", "float64"} <= dts
+    assert {"float32", "float16", "bfloat16", "float64", "int32", "int16"} <= dts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,3 +330,57 @@ def test_docstring_examples():
 
     result = doctest.testmod(rg, extraglobs={"jnp": jnp}, verbose=False)
     assert result.attempted >= 2 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting distributions
+
+
+def test_counting_shapes_and_dtypes():
+    k = random.PRNGKey(0)
+    out = random.poisson(k, jnp.ones(3))
+    assert (out.shape, out.dtype) == ((3,), np.int32)
+    assert random.poisson(k, 2.0, (2, 3), dtype=jnp.int16).dtype == np.int16
+    b = random.binomial(k, 10.0, jnp.array([0.1, 0.9]))
+    assert (b.shape, b.dtype) == ((2,), np.float32)
+    assert random.binomial(k, jnp.ones((2, 1)), jnp.ones(3) / 2).shape == (2, 3)
+    m = random.multinomial(k, 10.0, jnp.array([0.2, 0.3, 0.5]), shape=(4, 3))
+    assert (m.shape, m.dtype) == ((4, 3), np.float32)
+    np.testing.assert_array_equal(np.asarray(m).sum(-1), 10)
+    assert random.multinomial(k, 7, jnp.array([1, 2]), dtype=jnp.int32).dtype == np.int32
+    # Large rates go through the rejection samplers: their means are close to the rate.
+    assert abs(float(random.poisson(k, 400.0, (2000,)).mean()) - 400) < 3
+    assert abs(float(random.binomial(k, 1000.0, 0.3, (2000,)).mean()) - 300) < 3
+
+
+def test_counting_errors():
+    k = random.PRNGKey(0)
+    with pytest.raises(ValueError, match="dtype argument to `poisson` must be an integer"):
+        random.poisson(k, 3.0, (3,), dtype=jnp.float32)
+    with pytest.raises(ValueError):
+        random.poisson(k, jnp.ones(3), (4,))
+    with pytest.raises(ValueError, match="dtype argument to `binomial` must be a float dtype"):
+        random.binomial(k, 5.0, 0.5, (3,), dtype=jnp.int32)
+    with pytest.raises(ValueError, match=r"binomial.*shapes.*\(4,\), \(3,\), \(\)"):
+        random.binomial(k, jnp.ones(3), 0.5, (4,))
+    with pytest.raises(TypeError, match="binomial requires ndarray or scalar arguments"):
+        random.binomial(k, [5.0], 0.5)
+    with pytest.raises(TypeError, match="multinomial requires ndarray or scalar arguments"):
+        random.multinomial(k, 5.0, [0.5, 0.5])
+    for fn in (
+        lambda kk: random.poisson(kk, 3.0),
+        lambda kk: random.binomial(kk, 3.0, 0.5),
+        lambda kk: random.multinomial(kk, 3.0, jnp.ones(2) / 2),
+    ):
+        with pytest.raises(ValueError, match="accepts a single key"):
+            fn(random.split(k, 2))
+        with pytest.raises(TypeError, match="uint32"):
+            fn(jnp.zeros(2, jnp.int32))
+
+
+def test_lgamma_is_xlas():
+    # Bits of jax.jit(lax.lgamma) on XLA:CPU in float32 (lgamma(1) is not exactly 0 there).
+    x = np.array([1, 2, 3.5, 10, 10001, 0.7, 123.25], np.float32)
+    want = [889192448, 0, 1067039106, 1095554124, 1201692279, 1048940656, 1139429033]
+    assert rg.lgamma_f32(x).view(np.uint32).tolist() == want
+    assert rg.lgamma_f32(np.float32(np.inf)) == np.inf

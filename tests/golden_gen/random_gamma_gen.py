@@ -77,6 +77,28 @@ def _cases() -> list[dict]:
     add("generalized_normal", seed=6, a=1.5, shape=[2, 3], typed=True)
     add("t", seed=6, a=4.0, shape=[100], dtype="float16")
     add("chisquare", seed=6, a="geom:0.2,20,6", via="grad")
+    for seed, lam in enumerate((0.5, 3.0, 9.9, 10.0, 50.0, 1e4)):
+        add("poisson", seed=seed, a=lam, shape=[300])
+    add("poisson", seed=6, a=[0.0, 0.5, 3.0, 9.9, 10.0, 50.0, 1e4, float("nan"), -1.0, 2.0])
+    add("poisson", seed=7, a="geom:0.1,1000,60", typed=True)
+    add("poisson", seed=8, a=[[1.0], [30.0]], shape=[3, 2, 4], dtype="int16")
+    add("poisson", seed=9, a="geom:0.5,100,5", via="vmap_keys", num=3)
+    add("poisson", seed=10, a="geom:0.5,100,6", via="vmap_a")
+    for seed, (n, p) in enumerate(
+        ((5.0, 0.3), (20.0, 0.5), (50.0, 0.4), (1000.0, 0.7), (8.0, 0.95))
+    ):
+        add("binomial", seed=seed, a=n, b=p, shape=[300])
+    edge_n = [0.0, 5.0, 10.0, 100.0, 1e4, -1.0, float("nan"), float("inf"), 20.0, 30.0, 15.0]
+    edge_p = [0.5, 0.3, 0.9, 0.2, 0.5, 0.5, 0.5, 0.5, -0.1, float("nan"), 0.95]
+    add("binomial", seed=5, a=edge_n, b=edge_p)
+    add("binomial", seed=6, a="geom:1,5000,50", b="ramp:50", typed=True)
+    add("binomial", seed=7, a=[[3.0], [300.0]], b=[0.1, 0.5, 0.8], shape=[2, 3], via="jit")
+    add("binomial", seed=8, a="geom:1,500,6", b=0.3, via="vmap_a")
+    add("multinomial", seed=0, a=10.0, b=[0.2, 0.3, 0.5])
+    add("multinomial", seed=1, a=10.0, b=[0.2, 0.3, 0.5], shape=[40, 3])
+    add("multinomial", seed=2, a=[100.0, 1000.0], b="ramp:10", shape=[2, 10])
+    add("multinomial", seed=3, a=50.0, b=[0.5, 0.0, 0.25, 0.25], dtype="int32", typed=True)
+    add("multinomial", seed=4, a=25.0, b=[0.1, 0.6, 0.3], via="vmap_keys", num=3)
     return c
 
 
@@ -92,6 +114,8 @@ CASES = _cases()
 X64_CASES = _x64_cases()
 # Cases of narrow floats and float64 are compared to within these ulps (see the test file).
 NARROW = ("float16", "bfloat16")
+# Samplers whose dtype is not their parameters' (integer counts, or a dtype for the counts).
+INT_OR_MIXED = ("poisson", "multinomial")
 
 
 def param(np, spec, dtype="float32"):
@@ -116,12 +140,16 @@ def call(random, np, case: dict):
     dtype = case.get("dtype")
 
     def arg(spec):
-        return spec if isinstance(spec, (int, float)) else param(np, spec, dtype or "float32")
+        if isinstance(spec, (int, float)):
+            return spec
+        return param(np, spec, "float32" if case["fn"] in INT_OR_MIXED else dtype or "float32")
 
     a = arg(case["a"])
     rest = (arg(case["b"]),) if "b" in case else ()
 
     def sample(k, a, *rest):
+        if case["fn"] == "multinomial":
+            return fn(k, a, *rest, shape=shape, dtype=dtype)
         return fn(k, a, *rest, shape, dtype)
 
     via = case.get("via")
