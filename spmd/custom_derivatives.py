@@ -1,7 +1,7 @@
 """Custom differentiation rules (``jax.custom_derivatives``): ``custom_jvp``, ``custom_vjp``,
 ``custom_gradient``, ``closure_convert``, the helpers of rules written with
-``symbolic_zeros=True`` (``SymbolicZero``, ``CustomVJPPrimal``) and the primitives the decorated
-functions are traced to."""
+``symbolic_zeros=True`` (``SymbolicZero``, ``CustomVJPPrimal``), ``linear_call`` (a linear
+function with a user-given transpose) and the primitives the decorated functions are traced to."""
 
 from spmd._src.custom_derivatives import (
     CustomVJPPrimal,
@@ -10,6 +10,7 @@ from spmd._src.custom_derivatives import (
     custom_jvp_call_p,
     custom_vjp,
     custom_vjp_call_p,
+    linear_call,
 )
 from spmd._src.custom_derivatives.gradient import closure_convert, custom_gradient
 
@@ -22,4 +23,5 @@ __all__ = [
     "custom_jvp_call_p",
     "custom_vjp",
     "custom_vjp_call_p",
+    "linear_call",
 ]

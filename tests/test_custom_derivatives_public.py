@@ -6,6 +6,7 @@ values come from JAX 0.10.2 (hard-coded) or from the math."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import spmd
 import spmd.custom_derivatives as cd
@@ -125,3 +126,270 @@ def test_custom_vjp_symbolic_zero_cotangents():
     assert seen[-1] == (False, True)
     _close(spmd.grad(lambda x: h(x, 3.0)[1])(2.0), 1.0)
     assert seen[-1] == (True, False)
+
+
+# ---------------------------------------------------------------------------------------------
+# linear_call
+
+
+def _div(r, x):
+    return x / r
+
+
+def _div_t(r, t):
+    return t / r
+
+
+def div_add(x, denom):
+    return x + cd.linear_call(_div, _div_t, denom, x)
+
+
+def _transpose(f, x_example):
+    def transposed(y):
+        (x,) = spmd.linear_transpose(f, x_example)(y)
+        return x
+
+    return transposed
+
+
+def custom_id(x):
+    # A "linear" function whose transpose is deliberately something else: reverse mode must
+    # call the user's transpose, and its transpose must call the function again.
+    return cd.linear_call(lambda _, x: x, lambda _, t: 7.0, (), x)
+
+
+def test_linear_call_documented_examples():
+    _close(div_add(9.0, 3.0), 12.0)
+    _close(_transpose(lambda x: div_add(x, 3.0), 1.0)(18.0), 24.0)
+    _close(_transpose(lambda x: x + x / 3.0, 1.0)(18.0), 24.0)
+    _close(custom_id(1.0), 1.0)
+    _close(_transpose(custom_id, 1.0)(1.0), 7.0)
+    _close(_transpose(_transpose(custom_id, 1.0), 1.0)(1.0), 1.0)
+    _close(_transpose(_transpose(_transpose(custom_id, 1.0), 1.0), 1.0)(1.0), 7.0)
+
+
+def test_linear_call_autodiff_values():
+    _close(spmd.jit(div_add)(9.0, 3.0), 12.0)
+    _close(spmd.grad(div_add)(9.0, 3.0), 4.0 / 3.0)
+    _close(spmd.jit(spmd.grad(div_add))(9.0, 3.0), 4.0 / 3.0)
+    out, t = spmd.jvp(lambda x: div_add(x, 3.0), (9.0,), (1.0,))
+    _close(out, 12.0)
+    _close(t, 4.0 / 3.0)
+    _, f_lin = spmd.linearize(lambda x: div_add(x, 3.0), 9.0)
+    _close(f_lin(1.0), 4.0 / 3.0)
+    _, f_vjp = spmd.vjp(lambda x: div_add(x, 3.0), 9.0)
+    _close(f_vjp(1.0)[0], 4.0 / 3.0)
+    # The transpose (here deliberately twice the true one) is what reverse mode uses.
+    lc = lambda r, x: cd.linear_call(lambda r, x: x * r, lambda r, c: 2 * c * r, r, x)  # noqa: E731
+    r = jnp.arange(1.0, 4.0)
+    _close(spmd.grad(lambda x: lc(r, x).sum())(jnp.ones(3)), 2 * np.arange(1.0, 4.0))
+    _close(spmd.jacrev(lambda x: lc(r, x))(jnp.ones(3)), np.diag([2.0, 4.0, 6.0]))
+    _close(spmd.jacfwd(lambda x: lc(r, x))(jnp.ones(3)), np.diag([1.0, 2.0, 3.0]))
+    sq = lambda x: cd.linear_call(lambda r, x: x * r, lambda r, c: c * r, 3.0, x) ** 2  # noqa: E731
+    _close(spmd.hessian(sq)(2.0), 18.0)
+
+
+def test_linear_call_pytrees_and_several_outputs():
+    def fun(r, x):
+        return {"a": x[0] * r["s"], "b": x[1]}
+
+    def fun_t(r, c):
+        return c["a"] * r["s"], c["b"]
+
+    out = cd.linear_call(fun, fun_t, {"s": 2.0}, (1.0, jnp.ones(2)))
+    _close(out["a"], 2.0)
+    _close(out["b"], [1.0, 1.0])
+    f = lambda x: cd.linear_call(fun, fun_t, {"s": 2.0}, x)  # noqa: E731
+    ((ca, cb),) = spmd.linear_transpose(f, (1.0, jnp.ones(2)))({"a": 3.0, "b": jnp.arange(2.0)})
+    _close(ca, 6.0)
+    _close(cb, [0.0, 1.0])
+    # Two outputs, one of them unused: its zero cotangent reaches the transpose as zeros.
+    g = lambda r, x: (x * r, x + x)  # noqa: E731
+    gt = lambda r, c: c[0] * r + 2 * c[1]  # noqa: E731
+    _close(spmd.grad(lambda x: cd.linear_call(g, gt, 3.0, x)[0])(1.0), 3.0)
+    _close(spmd.jit(spmd.grad(lambda x: sum(cd.linear_call(g, gt, 3.0, x))))(1.0), 5.0)
+    # Integer linear arguments (JAX 0.10.2: 6 and (1,)).
+    _close(cd.linear_call(lambda r, x: x * 2, lambda r, c: c * 2, (), jnp.int32(3)), 6)
+    ident = lambda x: cd.linear_call(lambda r, x: x, lambda r, c: c, (), x)  # noqa: E731
+    (ct,) = spmd.linear_transpose(ident, 1)(1)
+    assert int(ct) == 1 and ct.dtype == np.int32
+
+
+def test_linear_call_closed_over_values():
+    w = jnp.arange(3.0)
+    f = lambda x: cd.linear_call(lambda r, x: x * w, lambda r, c: c * w * 2, (), x)  # noqa: E731
+    _close(f(jnp.ones(3)), [0.0, 1.0, 2.0])
+    _close(spmd.grad(lambda x: f(x).sum())(jnp.ones(3)), [0.0, 2.0, 4.0])
+    # A transpose of a scalar cotangent, closing over w.
+    h = lambda x: cd.linear_call(lambda r, x: (x * w).sum(), lambda r, c: c * w * 2, (), x)  # noqa: E731
+    _close(spmd.grad(h)(jnp.ones(3)), [0.0, 2.0, 4.0])
+
+
+# make_jaxpr texts of JAX 0.10.2.
+
+_DIV_ADD_JAXPR = """\
+{ lambda ; a:f32[] b:f32[]. let
+    c:f32[] = linear_call[
+      callee={ lambda ; d:f32[] e:f32[]. let f:f32[] = div e d in (f,) }
+      num_callee_consts=0
+      num_res=1
+      transpose_thunk=<function _memoize.<locals>.memoized at 0xXXXXXXXXXXXX>
+    ] b a
+    g:f32[] = add a c
+  in (g,) }"""
+
+_TRANSPOSE_JAXPR = """\
+{ lambda ; a:f32[]. let
+    b:f32[] = linear_call[
+      callee={ lambda ; c:f32[] d:f32[]. let e:f32[] = div d c in (e,) }
+      num_callee_consts=0
+      num_res=1
+      transpose_thunk=<function _linear_call_transpose_rule.<locals>.new_transpose_thunk \
+at 0xXXXXXXXXXXXX>
+    ] 3.0:f32[] a
+    f:f32[] = add_any a b
+  in (f,) }"""
+
+_JVP_JAXPR = """\
+let jaxpr = { lambda ; a:f32[] b:f32[]. let c:f32[] = div b a in (c,) } in
+{ lambda ; d:f32[]. let
+    e:f32[] = linear_call[
+      callee=jaxpr
+      num_callee_consts=0
+      num_res=1
+      transpose_thunk=<function _memoize.<locals>.memoized at 0xXXXXXXXXXXXX>
+    ] 3.0:f32[] d
+    f:f32[] = linear_call[
+      callee=jaxpr
+      num_callee_consts=0
+      num_res=1
+      transpose_thunk=<function _memoize.<locals>.memoized at 0xXXXXXXXXXXXX>
+    ] 3.0:f32[] d
+    g:f32[] = add d e
+    h:f32[] = add d f
+  in (g, h) }"""
+
+_GRAD_TWO_OUTPUTS_JAXPR = """\
+{ lambda ; a:f32[]. let
+    _:f32[] _:f32[] = linear_call[
+      callee={ lambda ; b:f32[] c:f32[]. let
+          d:f32[] = mul c b
+          e:f32[] = add c c
+        in (d, e) }
+      num_callee_consts=0
+      num_res=1
+      transpose_thunk=<function _memoize.<locals>.memoized at 0xXXXXXXXXXXXX>
+    ] 3.0:f32[] a
+    f:f32[] = linear_call[
+      callee={ lambda ; g:f32[] h:f32[] i:f32[]. let
+          j:f32[] = mul h g
+          k:f32[] = mul 2.0:f32[] i
+          l:f32[] = add j k
+        in (l,) }
+      num_callee_consts=0
+      num_res=1
+      transpose_thunk=<function _linear_call_transpose_rule.<locals>.new_transpose_thunk \
+at 0xXXXXXXXXXXXX>
+    ] 3.0:f32[] 1.0:f32[] 0.0:f32[]
+  in (f,) }"""
+
+_CLOSURE_JAXPR = """\
+{ lambda a:f32[3]; b:f32[3]. let
+    c:f32[3] = linear_call[
+      callee={ lambda ; d:f32[3] e:f32[3]. let f:f32[3] = mul e d in (f,) }
+      num_callee_consts=1
+      num_res=0
+      transpose_thunk=<function _memoize.<locals>.memoized at 0xXXXXXXXXXXXX>
+    ] a b
+  in (c,) }"""
+
+
+def test_linear_call_jaxprs_print_as_jax():
+    assert str(spmd.make_jaxpr(div_add)(9.0, 3.0)) == _DIV_ADD_JAXPR
+    text = str(spmd.make_jaxpr(_transpose(lambda x: div_add(x, 3.0), 1.0))(18.0))
+    assert text == _TRANSPOSE_JAXPR
+    jvp = lambda x: spmd.jvp(lambda x: div_add(x, 3.0), (x,), (x,))  # noqa: E731
+    assert str(spmd.make_jaxpr(jvp)(9.0)) == _JVP_JAXPR
+    g = lambda r, x: (x * r, x + x)  # noqa: E731
+    gt = lambda r, c: c[0] * r + 2 * c[1]  # noqa: E731
+    grad_fn = spmd.grad(lambda x: cd.linear_call(g, gt, 3.0, x)[0])
+    assert str(spmd.make_jaxpr(grad_fn)(1.0)) == _GRAD_TWO_OUTPUTS_JAXPR
+    w = jnp.arange(3.0)
+    f = lambda x: cd.linear_call(lambda r, x: x * w, lambda r, c: c * w, (), x)  # noqa: E731
+    assert str(spmd.make_jaxpr(f)(jnp.ones(3))) == _CLOSURE_JAXPR
+
+
+def test_linear_call_errors():
+    f = lambda r, x: x * r  # noqa: E731
+    with pytest.raises(TypeError, match="linear_call: fun must be callable"):
+        cd.linear_call(1, f, 1.0, 1.0)
+    with pytest.raises(TypeError, match="linear_call: fun_transpose must be callable"):
+        cd.linear_call(f, 3, 2.0, 1.0)
+    with pytest.raises(TypeError, match=r"Argument 'a' of type <class 'str'> is not a valid JAX"):
+        cd.linear_call(f, f, 2.0, "a")
+    with pytest.raises(TypeError, match=r"Argument 'a' of type <class 'str'> is not a valid JAX"):
+        cd.linear_call(f, f, "a", 1.0)
+    with pytest.raises(TypeError, match="missing 2 required positional arguments"):
+        cd.linear_call(f, f)
+    # The transpose's output must be shaped like linear_args (checked when it is used).
+    bad_tree = lambda x: cd.linear_call(f, lambda r, c: (c, c), 3.0, x)  # noqa: E731
+    _close(bad_tree(1.0), 3.0)
+    with pytest.raises(TypeError, match=r"pytree structure of linear_args.*\(\*, \*\)"):
+        spmd.linear_transpose(bad_tree, 1.0)(1.0)
+    bad_shape = lambda x: cd.linear_call(f, lambda r, c: jnp.ones(3), 2.0, x)  # noqa: E731
+    with pytest.raises(ValueError, match=r"float32\[3\] for a linear argument of type float32\[\]"):
+        spmd.linear_transpose(bad_shape, 1.0)(1.0)
+    # Not differentiable in its residuals, nor in values fun closes over (JAX: AssertionError).
+    with pytest.raises(AssertionError, match="an element of residual_args is being differentiated"):
+        spmd.grad(div_add, 1)(9.0, 3.0)
+    with pytest.raises(AssertionError, match="an element of residual_args"):
+        spmd.jvp(div_add, (9.0, 3.0), (1.0, 0.0))
+    closes = lambda y: cd.linear_call(lambda r, x: x * y, lambda r, c: c * y, (), 2.0)  # noqa: E731
+    with pytest.raises(AssertionError, match="a value that fun closes over"):
+        spmd.grad(closes)(1.0)
+
+
+# Under vmap (JAX 0.10.2 has no batching rule for linear_call; spmd's is checked against the
+# math): the batched transpose is the user's transpose per example.
+
+
+def _lc2(r, x):
+    return cd.linear_call(lambda r, x: x * r, lambda r, c: 2 * c * r, r, x)
+
+
+def test_linear_call_vmap():
+    r, x = jnp.arange(1.0, 4.0), jnp.arange(3.0) + 10
+    rn, xn = np.arange(1.0, 4.0), np.arange(3.0) + 10
+    _close(spmd.vmap(_lc2)(r, x), rn * xn)
+    _close(spmd.vmap(_lc2, (None, 0))(2.0, x), 2 * xn)
+    _close(spmd.vmap(_lc2, (0, None))(r, 5.0), 5 * rn)
+    R, X = jnp.arange(6.0).reshape(2, 3), jnp.ones((2, 3))
+    _close(spmd.vmap(_lc2, (1, 1))(R, X), np.arange(6.0).reshape(2, 3).T)
+    # Reverse mode through the batched call, and vmap of reverse mode.
+    _close(spmd.grad(lambda x: spmd.vmap(_lc2)(r, x).sum())(x), 2 * rn)
+    _close(spmd.grad(lambda x: spmd.vmap(_lc2, (0, None))(r, x).sum())(5.0), 12.0)
+    _close(spmd.grad(lambda X: spmd.vmap(_lc2, (1, 1))(R, X).sum())(X), 2 * np.asarray(R))
+    _close(spmd.vmap(spmd.grad(lambda x, r: _lc2(r, x)))(x, r), 2 * rn)
+    _close(spmd.vmap(spmd.grad(lambda x, r: _lc2(r, x)), (None, 0))(1.0, r), 2 * rn)
+    _close(spmd.jit(spmd.vmap(spmd.grad(lambda x, r: _lc2(r, x))))(x, r), 2 * rn)
+    # vmap of the transpose and of the transpose of the transpose.
+    lt = lambda r: spmd.linear_transpose(lambda x: _lc2(r, x), 1.0)  # noqa: E731
+    _close(spmd.vmap(lambda r, c: lt(r)(c)[0])(r, x), 2 * rn * xn)
+    ltt = lambda r, c: spmd.linear_transpose(lambda y: lt(r)(y)[0], 1.0)(c)[0]  # noqa: E731
+    _close(spmd.vmap(ltt)(r, x), rn * xn)
+
+
+def test_linear_call_vmap_closing_over_batched_values():
+    w, x = jnp.arange(3.0), jnp.arange(3.0) + 10
+
+    def g(w, x):
+        return cd.linear_call(lambda r, x: x * w, lambda r, c: c * w * 3, (), x)
+
+    _close(spmd.vmap(g)(w, x), np.arange(3.0) * (np.arange(3.0) + 10))
+    # The transpose is used after the map is over: its batched closure was unbatched in time.
+    _close(spmd.grad(lambda x: spmd.vmap(g)(w, x).sum())(x), 3 * np.arange(3.0))
+    # A transpose that fails fails when it is used, as unbatched.
+    bad = lambda x: cd.linear_call(lambda r, x: x * r, lambda r, c: (c, c), 2.0, x)  # noqa: E731
+    _close(spmd.vmap(bad)(x), 2 * (np.arange(3.0) + 10))
+    with pytest.raises(TypeError, match="pytree structure of linear_args"):
+        spmd.grad(lambda x: spmd.vmap(bad)(x).sum())(x)

@@ -17,6 +17,8 @@ batching rules call:
   partial-evaluation rule puts the primal computation on the known side and, on the unknown
   side, a ``remat2`` that recomputes what the tangent needs from the primal *inputs* (the only
   residuals, unless the policy saves an intermediate). Its transpose is again a ``remat2``.
+- ``linear_call`` (module ``linear_call``): a function linear in some arguments with a
+  user-given transpose; its transpose is a ``linear_call`` of that transpose.
 
 In eager mode (no transformation active) the decorated function is simply called, as in JAX.
 
@@ -38,9 +40,19 @@ Array(1., dtype=float32)
 """
 
 from spmd._src.custom_derivatives import checkpointing, common, jvp, vjp
+
+# The package's ``linear_call`` is the function (star-imported below), not its module.
+from spmd._src.custom_derivatives import linear_call as _linear_call_module
 from spmd._src.custom_derivatives.checkpointing import *  # noqa: F403
 from spmd._src.custom_derivatives.common import *  # noqa: F403
 from spmd._src.custom_derivatives.jvp import *  # noqa: F403
+from spmd._src.custom_derivatives.linear_call import *  # noqa: F403
 from spmd._src.custom_derivatives.vjp import *  # noqa: F403
 
-__all__ = [*checkpointing.__all__, *common.__all__, *jvp.__all__, *vjp.__all__]
+__all__ = [
+    *checkpointing.__all__,
+    *common.__all__,
+    *jvp.__all__,
+    *_linear_call_module.__all__,
+    *vjp.__all__,
+]
