@@ -1,6 +1,7 @@
 """Custom differentiation rules (``jax.custom_derivatives``): ``custom_jvp``, ``custom_vjp``,
 ``custom_gradient``, ``closure_convert``, the helpers of rules written with
-``symbolic_zeros=True`` (``SymbolicZero``, ``CustomVJPPrimal``), ``linear_call`` (a linear
+``symbolic_zeros=True`` (``SymbolicZero``, ``CustomVJPPrimal``, ``zero_from_primal``,
+``custom_vjp_primal_tree_values``), ``linear_call`` (a linear
 function with a user-given transpose) and the primitives the decorated functions are traced to."""
 
 from spmd._src.custom_derivatives import (
@@ -10,7 +11,9 @@ from spmd._src.custom_derivatives import (
     custom_jvp_call_p,
     custom_vjp,
     custom_vjp_call_p,
+    custom_vjp_primal_tree_values,
     linear_call,
+    zero_from_primal,
 )
 from spmd._src.custom_derivatives.gradient import closure_convert, custom_gradient
 
@@ -23,5 +26,7 @@ __all__ = [
     "custom_jvp_call_p",
     "custom_vjp",
     "custom_vjp_call_p",
+    "custom_vjp_primal_tree_values",
     "linear_call",
+    "zero_from_primal",
 ]

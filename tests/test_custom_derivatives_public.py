@@ -393,3 +393,73 @@ def test_linear_call_vmap_closing_over_batched_values():
     _close(spmd.vmap(bad)(x), 2 * (np.arange(3.0) + 10))
     with pytest.raises(TypeError, match="pytree structure of linear_args"):
         spmd.grad(lambda x: spmd.vmap(bad)(x).sum())(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# zero_from_primal and custom_vjp_primal_tree_values
+
+
+def test_zero_from_primal_concrete():
+    z = cd.zero_from_primal(jnp.ones((2, 2), jnp.float16))
+    assert z.dtype == np.float16 and z.shape == (2, 2) and not z.weak_type
+    assert not np.any(np.asarray(z))
+    z = cd.zero_from_primal(1.0)  # JAX 0.10.2: Array(0., dtype=float32, weak_type=True)
+    assert z.dtype == np.float32 and z.weak_type and float(z) == 0.0
+    z = cd.zero_from_primal(1j)
+    assert z.dtype == np.complex64 and z.weak_type
+    with spmd.enable_x64(True):
+        z = cd.zero_from_primal(1.0)
+        assert z.dtype == np.float64 and z.weak_type
+    # Integers and booleans have float0 tangents.
+    for x in (jnp.arange(3), True, 2, jnp.int8(1)):
+        z = cd.zero_from_primal(x)
+        assert z.dtype == spmd.dtypes.float0 and z.shape == np.shape(x)
+    out = cd.zero_from_primal([1.0, None, (jnp.ones(2),)])
+    assert out[1] is None and float(out[0]) == 0.0 and out[2][0].shape == (2,)
+    assert str(spmd.make_jaxpr(cd.zero_from_primal)(1.0)) == (
+        "{ lambda ; a:f32[]. let  in (0.0:f32[],) }"
+    )
+    _close(spmd.vmap(cd.zero_from_primal)(jnp.arange(3.0)), [0.0, 0.0, 0.0])
+    _close(spmd.grad(lambda x: cd.zero_from_primal(x * x) + x)(2.0), 1.0)
+    with pytest.raises(TypeError, match=r"Argument 'a' of type <class 'str'> is not a valid JAX"):
+        cd.zero_from_primal("a")
+
+
+def test_zero_from_primal_symbolic():
+    out = cd.zero_from_primal({"a": jnp.arange(3), "b": 2.0}, symbolic_zeros=True)
+    assert isinstance(out["a"], SymbolicZero) and isinstance(out["b"], SymbolicZero)
+    assert out["a"].shape == (3,) and out["a"].dtype == spmd.dtypes.float0
+    assert out["b"].shape == () and out["b"].dtype == np.float32 and out["b"].aval.weak_type
+    # Rules defined with symbolic_zeros=True may return them: a jvp rule whose tangent is zero.
+    f = custom_jvp(lambda x: 2.0 * x)
+    rule = lambda p, t: (f(*p), cd.zero_from_primal(p[0], symbolic_zeros=True))  # noqa: E731
+    f.defjvp(rule, symbolic_zeros=True)
+    assert float(spmd.grad(f)(3.0)) == 0.0
+    out, t = spmd.jvp(f, (3.0,), (1.0,))
+    assert float(out) == 6.0 and float(t) == 0.0
+
+
+def test_custom_vjp_primal_tree_values():
+    tree = {"a": CustomVJPPrimal(1.0, True), "b": [CustomVJPPrimal(jnp.ones(2), False)]}
+    out = cd.custom_vjp_primal_tree_values(tree)
+    assert out["a"] == 1.0 and out["b"][0].shape == (2,)
+    with pytest.raises(TypeError, match="unexpected leaf type <class 'float'>"):
+        cd.custom_vjp_primal_tree_values({"a": 1.0})
+
+    # In a fwd rule with symbolic zeros, over pytree arguments.
+    @custom_vjp
+    def f(d):
+        return d["x"] * d["y"]
+
+    def f_fwd(d):
+        assert isinstance(d["x"], CustomVJPPrimal) and d["x"].perturbed
+        vals = cd.custom_vjp_primal_tree_values(d)
+        return f(vals), vals
+
+    def f_bwd(vals, ct):
+        return ({"x": ct * vals["y"], "y": ct * vals["x"]},)
+
+    f.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
+    g = spmd.grad(f)({"x": 2.0, "y": 5.0})
+    _close(g["x"], 5.0)
+    _close(g["y"], 2.0)

@@ -39,7 +39,7 @@ UnexpectedTracerError with an explanation).
 Array(1., dtype=float32)
 """
 
-from spmd._src.custom_derivatives import checkpointing, common, jvp, vjp
+from spmd._src.custom_derivatives import checkpointing, common, jvp, symbolic, vjp
 
 # The package's ``linear_call`` is the function (star-imported below), not its module.
 from spmd._src.custom_derivatives import linear_call as _linear_call_module
@@ -47,6 +47,7 @@ from spmd._src.custom_derivatives.checkpointing import *  # noqa: F403
 from spmd._src.custom_derivatives.common import *  # noqa: F403
 from spmd._src.custom_derivatives.jvp import *  # noqa: F403
 from spmd._src.custom_derivatives.linear_call import *  # noqa: F403
+from spmd._src.custom_derivatives.symbolic import *  # noqa: F403
 from spmd._src.custom_derivatives.vjp import *  # noqa: F403
 
 __all__ = [
@@ -54,5 +55,6 @@ __all__ = [
     *common.__all__,
     *jvp.__all__,
     *_linear_call_module.__all__,
+    *symbolic.__all__,
     *vjp.__all__,
 ]
