@@ -463,3 +463,47 @@ def test_custom_vjp_primal_tree_values():
     g = spmd.grad(f)({"x": 2.0, "y": 5.0})
     _close(g["x"], 5.0)
     _close(g["y"], 2.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# spmd.typing
+
+
+def test_typing_array_like():
+    import typing
+
+    from spmd.typing import ArrayLike
+
+    # JAX 0.10.2's members: its Array, np.ndarray, np.bool, np.number and the Python scalars.
+    assert set(typing.get_args(ArrayLike)) == {
+        spmd.Array, np.ndarray, np.bool_, np.number, bool, int, float, complex
+    }  # fmt: skip
+    for v in (jnp.ones(2), np.ones(2), np.float32(1), np.bool_(True), True, 1, 1.0, 1j):
+        assert isinstance(v, ArrayLike), v
+    for v in ("a", [1.0], None, (1,)):
+        assert not isinstance(v, ArrayLike), v
+    seen = []
+    spmd.jit(lambda x: seen.append(isinstance(x, ArrayLike)) or x)(1.0)
+    assert seen == [False]  # tracers are not ArrayLike instances, as in JAX
+
+    def f(x: ArrayLike) -> spmd.Array:
+        return jnp.asarray(x) + 1
+
+    _close(f(np.float32(1)), 2.0)
+
+
+def test_typing_dtype_like():
+    import typing
+
+    from spmd.typing import DTypeLike
+
+    args = typing.get_args(DTypeLike)
+    assert str in args and np.dtype in args and type[typing.Any] in args
+    supports = [a for a in args if a not in (str, np.dtype, type[typing.Any])]
+    (sd,) = supports
+    # The protocol of objects with a dtype: arrays and ShapeDtypeStructs have one.
+    assert isinstance(jnp.ones(2), sd) and isinstance(spmd.ShapeDtypeStruct((2,), np.int8), sd)
+    assert not isinstance(3, sd)
+    assert isinstance("float32", DTypeLike)
+    with pytest.raises(TypeError, match="parameterized generic"):
+        isinstance(np.float32, DTypeLike)  # as JAX's: type[Any] cannot be checked
