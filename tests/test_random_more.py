@@ -261,6 +261,10 @@ def test_shapes_and_dtypes_as_jax():
     assert random.pareto(k, jnp.array([1, 2]), (2,)).dtype == np.float32
     assert random.geometric(k, 1.0, (5,)).tolist() == [1] * 5
     assert random.pareto(k, 1.0, (2, 0)).shape == (2, 0)
+    # Complex log-normal samples (JAX's values; complex exp is not XLA-exact here).
+    z = random.lognormal(k, 1.0, (2,), jnp.complex64)
+    assert z.dtype == np.complex64
+    np.testing.assert_allclose(z, [-0.31656384 - 2.009093j, 0.06900182 - 0.5222918j], rtol=1e-6)
 
 
 def test_lognormal_reassociates_as_xla_only_for_broadcast_sigma():

@@ -152,6 +152,9 @@ def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
 
 def _lognormal(key, sigma, shape, dtype):
     sigma = lax.convert_element_type(sigma, dtype)
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        # (complex exp is NumPy's: not bit-exact)
+        return lax.exp(lax.mul(_normal_jit(key, shape, dtype), _to(sigma, dtype, shape)))
     if tuple(np.shape(sigma)) == tuple(shape) or dtype == _BF16:
         return _exp(lax.mul(_normal_jit(key, shape, dtype), _to(sigma, dtype, shape)))
     # XLA moves normal's constant factor onto the broadcast parameter: the samples are
@@ -171,7 +174,7 @@ def lognormal(
     """Log-normal samples: ``exp(sigma * z)`` for standard normal ``z``."""
     k, _ = _check_key("lognormal", key)
     dt = _dtype_arg(dtype, float)
-    if not dtypes.issubdtype(dt, np.floating):
+    if not dtypes.issubdtype(dt, np.inexact):
         raise ValueError(
             f"dtype argument to `lognormal` must be a float or complex dtype, got {dt}"
         )
