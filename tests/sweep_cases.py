@@ -1472,6 +1472,7 @@ add("empty2", Config("bool", lambda: _conditionals.empty2(np.dtype(bool)), (),
 # against float64 NumPy.
 
 from spmd._src.lax import random_bits as _rb  # noqa: E402
+from spmd._src.lax import random_math as _rm  # noqa: E402
 
 _M32 = 0xFFFFFFFF
 
@@ -1579,6 +1580,26 @@ for _dt in FLOATS:
     add("xla_fma", Config(f"{_dt} broadcast", _rb.xla_fma, _abc, lambda a, b, c: a * b + c, _dt,
                           TRANS))  # fmt: skip
 reject("xla_fma", _rb.xla_fma, "int32", nargs=3)
+# XLA CPU's exp (its own polynomial), tan and pow (the C library's), and float16 fma, which
+# spmd.random's samplers use to give JAX's bits.
+for _name, _fn, _ref, _dom in [
+    ("xla_exp", _rm.xla_exp, np.exp, (-10.0, 10.0)),
+    ("xla_tan", _rm.xla_tan, np.tan, (-1.5, 1.5)),
+]:
+    unary(_name, _fn, _ref, FLOATS, _dom, TRANS)
+    reject(_name, _fn, "int32")
+for _dt in FLOATS:
+    for _s in SHAPES:
+        _xy = (gen(_dt, _s, (0.1, 4.0), seed="pow0"), gen(_dt, _s, (-2.0, 2.0), seed="pow1"))
+        add("xla_pow", Config(f"{_dt}{_s}", _rm.xla_pow, _xy, np.power, _dt, TRANS))
+reject("xla_pow", _rm.xla_pow, "int32", nargs=2)
+for _s in SHAPES:
+    _abc = tuple(gen("float16", _s, (-2.0, 2.0), seed=f"fma16{i}") for i in range(3))
+    add(
+        "xla_fma16",
+        Config(f"float16{_s}", _rm.xla_fma16, _abc, lambda a, b, c: a * b + c, "float16", TRANS),
+    )
+reject("xla_fma16", _rm.xla_fma16, "float32", nargs=3)
 
 # ---------------------------------------------------------------------------------------------
 # The jit call primitive.
