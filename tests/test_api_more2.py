@@ -641,3 +641,81 @@ def test_default_device_context():
     with pytest.raises(ValueError, match=re.escape(msg)):
         spmd.default_device(3)
     assert spmd.config.jax_default_device is None
+
+
+# ---------------------------------------------------------------------------------------------
+# jax_debug_nans / jax_debug_infs
+
+
+def _nan_error(where, kind="nan"):
+    return pytest.raises(
+        FloatingPointError, match=re.escape(f"invalid value ({kind}) encountered in {where}")
+    )
+
+
+def test_debug_nans_eager_and_jit():
+    neg = jnp.array([1.0, -1.0])
+    # Off: NaNs flow silently.
+    assert np.isnan(np.asarray(jnp.log(neg))).any()
+    with spmd.debug_nans(True):
+        assert spmd.debug_nans.value is True
+        # jax: each message below, FloatingPointError
+        with _nan_error("log"):
+            jnp.log(neg)
+        with _nan_error("div"):
+            jnp.zeros(2) / jnp.zeros(2)
+        with _nan_error("div"):
+            jnp.mean(jnp.zeros(0))
+        # Eagerly, a NaN that where() then drops still raises (jax: the same)
+        with _nan_error("log"):
+            jnp.where(neg > 0, jnp.log(neg), 0.0)
+        # Under jit only the results are checked; then the function runs op by op.
+        _check(spmd.jit(lambda x: jnp.where(x > 0, jnp.log(x), 0.0))(neg), [0.0, 0.0])
+        with _nan_error("log"):
+            spmd.jit(lambda x: jnp.log(x) * 2)(-jnp.ones(2))
+        with _nan_error("log"):
+            spmd.jit(lambda x: {"a": x, "b": jnp.log(x)})(-1.0)
+        with _nan_error("sqrt"):
+            spmd.jit(lambda x: spmd.jit(jnp.sqrt)(x) + 1)(-1.0)
+        with _nan_error("log"):
+            spmd.grad(jnp.log)(-1.0)
+        with _nan_error("log"):
+            spmd.vmap(jnp.log)(neg)
+        with _nan_error("scan"):
+            spmd.lax.scan(lambda c, x: (c + jnp.log(x), None), 0.0, neg)
+        with _nan_error("mul"):
+            jnp.sqrt(jnp.array(-1 + 0j)) * jnp.inf
+        msg = "Invalid value (nan) encountered in sharded computation."
+        with pytest.raises(FloatingPointError, match=re.escape(msg)):
+            spmd.pmap(jnp.log)(-jnp.ones(1))
+        # An inf is not a NaN: jax: grad(sqrt)(0.) -> inf
+        assert np.isinf(np.asarray(spmd.grad(jnp.sqrt)(0.0)))
+        # Integer results are never checked.
+        assert jnp.arange(3).dtype == np.int32
+        # Restored on an exception.
+        with pytest.raises(KeyError):
+            with spmd.debug_nans(False):
+                raise KeyError
+        assert spmd.config.jax_debug_nans is True
+    assert spmd.config.jax_debug_nans is False
+    assert np.isnan(np.asarray(spmd.jit(jnp.log)(-1.0)))
+
+
+def test_debug_infs():
+    with spmd.debug_infs(True):
+        assert spmd.config.jax_debug_infs is True
+        # jax: inf raises, NaN does not (it is debug_nans' business)
+        with _nan_error("log", "inf"):
+            jnp.log(0.0)
+        with _nan_error("div", "inf"):
+            spmd.jit(lambda x: x / 0)(jnp.ones(2))
+        assert np.isnan(np.asarray(jnp.log(-1.0)))
+    assert np.isinf(np.asarray(jnp.log(0.0)))
+    # jax: config.update works as well
+    spmd.config.update("jax_debug_infs", True)
+    try:
+        with _nan_error("log", "inf"):
+            jnp.log(0.0)
+    finally:
+        spmd.config.update("jax_debug_infs", False)
+    assert np.isinf(np.asarray(jnp.log(0.0)))

@@ -52,7 +52,12 @@ LAYERS: dict[int, list[str]] = {
     ],
     3: ["spmd._src.interpreters.*"],
     4: ["spmd._src.lax.*"],
-    5: ["spmd._src.array", "spmd._src.dispatch", "spmd._src.program_passes"],
+    5: [
+        "spmd._src.array",
+        "spmd._src.dispatch",
+        "spmd._src.program_passes",
+        "spmd._src.debug_floats",
+    ],
     6: [
         "spmd._src.api",
         "spmd._src.vmap",

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dispatch, dtypes, key_arrays
+from spmd._src import core, debug_floats, dispatch, dtypes, key_arrays
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
@@ -403,6 +403,8 @@ class JitWrapped:
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
+        if debug_floats.enabled and not debug_floats.busy() and core.is_eval_trace_current():
+            return debug_floats.call_jit(self, self.fun, self.__name__, args, kwargs)
         fast = None if kwargs or not self._fast_ok else self._fast_args(args)
         fast_key = None if fast is None else fast[0]
         hit = self._fast.get(fast_key) if fast_key is not None else None

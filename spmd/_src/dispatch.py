@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, debug_floats, dtypes
 from spmd._src import program_passes as passes
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
@@ -130,6 +130,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         outs = [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
     else:
         outs = _as_result(out, out_aval)
+    if debug_floats.enabled:
+        debug_floats.check(prim, outs, args, params)
     if out_s is not None:
         # In one process the data is the global buffer: the result is computed as if unsharded
         # and carries the sharding the propagation rule gives (as JAX's result would have).

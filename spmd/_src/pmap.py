@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import api, core
+from spmd._src import api, core, debug_floats
 from spmd._src import devices as dev
 from spmd._src import tree_util as tu
 from spmd._src.config import config
@@ -198,6 +198,8 @@ def pmap(
     @functools.wraps(fun)
     def pmapped(*args, **kwargs):
         eager = core.trace_ctx.trace is core.eval_trace
+        if eager and debug_floats.enabled and not debug_floats.busy():
+            return debug_floats.call_sharded(pmapped, args, kwargs)
         fast_key = None
         if eager and not kwargs and not static and plain_axes:
             # Positional Arrays only: their types key the executable.
