@@ -244,6 +244,31 @@ def test_custom_vmap_runs_function_per_device():
     _check(spmd.pmap(lambda a: f(a, a))(jnp.arange(2.0)), [0.0, 1.841471])
 
 
+def test_custom_vmap_inside_scan_cond_remat_and_shard_map():
+    f = _make_f()
+    # jax: vmap over a scan whose body calls f: the rule runs on the batched body
+    out = spmd.vmap(
+        lambda a: spmd.lax.scan(lambda c, y: (c + f(y, a), None), 0.0, jnp.arange(2.0))[0]
+    )(X)
+    _check(out, [1.5403023, 3.5403023, 5.5403023])
+    out = spmd.vmap(
+        lambda a: spmd.lax.scan(lambda c, y: (c + f(a, y), None), 0.0, jnp.arange(2.0))[0]
+    )(X)
+    _check(out, [3.0, 2.0806046, 0.16770628], rtol=1e-5)
+    # jax: vmap of cond with a batched predicate -> [2., 1., 0.5838531]
+    out = spmd.vmap(lambda p, a: spmd.lax.cond(p, lambda a: f(a, 1.0), lambda a: a, a))(
+        jnp.array([True, False, True]), X
+    )
+    _check(out, [2.0, 1.0, 0.5838531], rtol=2e-6)
+    _check(spmd.vmap(spmd.checkpoint(lambda a: f(a, 1.0)))(X), [2.0, 1.5403023, 0.5838531])
+    # shard_map: each device runs the function on its block (no batch for the rule)
+    n = spmd.device_count()
+    mesh = spmd.make_mesh((n,), ("i",))
+    sm = spmd.shard_map(lambda a: f(a, a), mesh=mesh, in_specs=spmd.P("i"), out_specs=spmd.P("i"))
+    a = jnp.arange(float(n))
+    _check(spmd.jit(sm)(a), np.sin(np.arange(n, dtype=np.float32)) + np.arange(n), rtol=2e-6)
+
+
 def test_custom_vmap_errors():
     # jax: AttributeError, whether or not a transformation is active
     msg = "No batching rule defined for custom_vmap function <lambda> using def_vmap."
