@@ -384,3 +384,17 @@ def test_lgamma_is_xlas():
     want = [889192448, 0, 1067039106, 1095554124, 1201692279, 1048940656, 1139429033]
     assert rg.lgamma_f32(x).view(np.uint32).tolist() == want
     assert rg.lgamma_f32(np.float32(np.inf)) == np.inf
+
+
+def test_generalized_normal_under_vmap_and_jit():
+    # The boost's 1 / a comes in as a third operand of random_gamma: it batches with the rest.
+    keys = random.split(random.PRNGKey(2), 3)
+    p = jnp.array([0.7, 2.0, 4.5, 9.0])
+    per_key = [random.generalized_normal(k, p, (4,)).tolist() for k in keys]
+    batched = spmd.vmap(lambda k: random.generalized_normal(k, p, (4,)))(keys)
+    assert batched.tolist() == per_key
+    ps = jnp.array([[0.7, 2.0], [4.5, 9.0]])
+    over_p = spmd.vmap(lambda p: random.generalized_normal(keys[0], p, (2,)))(ps)
+    assert over_p.tolist() == [random.generalized_normal(keys[0], q, (2,)).tolist() for q in ps]
+    jitted = spmd.jit(random.generalized_normal, static_argnums=2)(keys[1], p, (4,))
+    assert jitted.tolist() == per_key[1]

@@ -954,7 +954,9 @@ def multinomial(
     keys = rb.random_split(k, (ratios.shape[0],))
     _, counts = scan(step, n, (ratios, keys), unroll=unroll)
     counts = jnp_shape.moveaxis(counts, 0, -1)
-    return counts if dtype is None else lax.convert_element_type(counts, dtypes.dtype(dtype))
+    # JAX's astype(None) is the default float dtype.
+    dt = dtypes.canonicalize_dtype(dtypes.dtype(float if dtype is None else dtype))
+    return lax.convert_element_type(counts, dt)
 
 
 __all__ = [

@@ -107,6 +107,11 @@ def _x64_cases() -> list[dict]:
         {"fn": "gamma", "seed": 0, "a": "geom:0.05,300,200", "dtype": "float64"},
         {"fn": "loggamma", "seed": 1, "a": "geom:0.05,300,200", "dtype": "float64"},
         {"fn": "gamma", "seed": 2, "a": "geom:0.05,300,50"},
+        {"fn": "beta", "seed": 3, "a": "geom:0.1,50,40", "b": 2.0, "dtype": "float64"},
+        {"fn": "t", "seed": 4, "a": 3.0, "shape": [50], "dtype": "float64"},
+        {"fn": "poisson", "seed": 5, "a": "geom:0.5,5000,40"},
+        {"fn": "binomial", "seed": 6, "a": "geom:1,5000,40", "b": 0.3},
+        {"fn": "multinomial", "seed": 7, "a": 30.0, "b": [0.2, 0.3, 0.5], "shape": [5, 3]},
     ]
 
 
