@@ -78,6 +78,7 @@ _array_methods.install()
 
 from spmd import (  # noqa: E402
     custom_batching,
+    custom_derivatives,
     debug,
     dtypes,
     errors,
@@ -89,6 +90,8 @@ from spmd import (  # noqa: E402
     sharding,
     tree,
     tree_util,
+    typing,  # noqa: F401  (jax.typing after a bare `import jax`; kept out of __all__: a star
+    # import must not shadow the standard library's typing)
 )
 
 __version__ = "0.1.0"
@@ -144,6 +147,7 @@ __all__ = [
     "closure_convert",
     "custom_gradient",
     "custom_batching",
+    "custom_derivatives",
     "custom_jvp",
     "custom_vjp",
     "remat",

@@ -507,3 +507,17 @@ def test_typing_dtype_like():
     assert isinstance("float32", DTypeLike)
     with pytest.raises(TypeError, match="parameterized generic"):
         isinstance(np.float32, DTypeLike)  # as JAX's: type[Any] cannot be checked
+
+
+def test_reachable_after_bare_import():
+    import subprocess
+    import sys
+
+    code = (
+        "import spmd as jax\n"
+        "assert jax.custom_derivatives.linear_call is not None\n"
+        "assert jax.custom_derivatives.custom_jvp is jax.custom_jvp\n"
+        "assert isinstance(1.0, jax.typing.ArrayLike)\n"
+        "assert 'typing' not in jax.__all__  # a star import must not shadow the stdlib's\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
