@@ -30,5 +30,6 @@ from spmd._src.random import (  # noqa: F401
     uniform,
     wrap_key_data,
 )
+from spmd._src.random_counting import *  # noqa: F401,F403,E402
 from spmd._src.random_gamma import *  # noqa: F401,F403,E402
 from spmd._src.random_more import *  # noqa: F401,F403,E402
