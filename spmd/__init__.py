@@ -14,7 +14,7 @@ from spmd._src.api_misc import (
     named_call,
     named_scope,
 )
-from spmd._src.array import Array
+from spmd._src.array import PublicArray as Array
 from spmd._src.autodiff import (
     grad,
     hessian,

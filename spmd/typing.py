@@ -16,11 +16,11 @@ JAX); ``DTypeLike`` holds a parameterized ``type[Any]``, so ``isinstance`` rejec
 TypeError, as JAX's does.
 """
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Union, runtime_checkable
 
 import numpy as np
 
-from spmd._src.array import Array
+from spmd._src.array import PublicArray as Array
 
 
 @runtime_checkable
@@ -31,7 +31,9 @@ class SupportsDType(Protocol):
     def dtype(self, /) -> np.dtype: ...
 
 
-ArrayLike = Array | np.ndarray | np.bool_ | np.number | bool | int | float | complex
+# typing.Union, not ``|``, as JAX: isinstance against it tests each member as a subclass of the
+# value's type, so a tracer (an instance of spmd.Array but not a subclass) is not ArrayLike.
+ArrayLike = Union[Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]  # noqa: UP007
 DTypeLike = str | type[Any] | np.dtype | SupportsDType
 
 __all__ = ["ArrayLike", "DTypeLike"]

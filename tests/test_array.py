@@ -168,3 +168,23 @@ def test_operators_work_on_tracers():
     f = spmd.jit(lambda x, y: (x + y, x * 2, 1 - x, x > y, -x))
     outs = f(A(np.float32([1, 2])), A(np.float32([3, 0])))
     assert [o.tolist() for o in outs] == [[4, 2], [2, 4], [0, -1], [False, True], [-1, -2]]
+
+
+def test_public_array_type_counts_tracers_and_keys_as_instances_as_jax_does():
+    import spmd.typing
+
+    seen = {}
+    spmd.jit(lambda x: seen.setdefault("jit", isinstance(x, spmd.Array)))(1.0)
+    spmd.vmap(lambda x: seen.setdefault("vmap", isinstance(x, spmd.Array)))(jnp.ones(2))
+    spmd.grad(lambda x: seen.setdefault("grad", isinstance(x, spmd.Array)) * 0 + x)(1.0)
+    assert seen == {"jit": True, "vmap": True, "grad": True}
+    assert isinstance(jnp.ones(2), spmd.Array) and not isinstance(np.ones(2), spmd.Array)
+    assert isinstance(spmd.random.key(0), spmd.Array)
+    # As in JAX: tracer classes are not subclasses, so a tracer is not typing.ArrayLike.
+    assert issubclass(type(jnp.ones(2)), spmd.Array) and not issubclass(float, spmd.Array)
+    spmd.jit(lambda x: seen.setdefault("like", isinstance(x, spmd.typing.ArrayLike)))(1.0)
+    assert seen["like"] is False
+    # spmd keeps a constructor from NumPy data (JAX has none).
+    a = spmd.Array(np.arange(3, dtype=np.int32))
+    assert isinstance(a, spmd.Array) and a.tolist() == [0, 1, 2]
+    assert repr(spmd.Array) == "<class 'spmd.Array'>"

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, key_arrays
 from spmd._src import sharding as shd
 from spmd._src.config import config
 
@@ -243,3 +243,36 @@ def to_numpy(x: Any) -> np.ndarray:
     if type(x) is Array:
         return x._value
     return np.asarray(x)
+
+
+class _PublicArrayType(type):
+    """``isinstance(x, spmd.Array)`` holds for concrete arrays, tracers and typed key arrays, as
+    ``isinstance(x, jax.Array)`` does in JAX (whose tracers and key arrays count as Arrays):
+    library code that branches on it then takes the same branch under jit, vmap and grad.
+    spmd's own code tests for the concrete class, ``spmd._src.array.Array``."""
+
+    def __instancecheck__(cls, x: Any) -> bool:
+        return isinstance(x, (Array, core.Tracer)) or key_arrays.is_key_array(x)
+
+    def __subclasscheck__(cls, c: Any) -> bool:
+        # Tracer classes are not subclasses, as in JAX (whose typing.ArrayLike relies on it).
+        return isinstance(c, type) and (issubclass(c, Array) or key_arrays.is_key_type(c))
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Array:
+        # spmd.Array(numpy_data, weak_type=...) builds a concrete array (JAX has no public
+        # constructor; spmd keeps this one).
+        return Array(*args, **kwargs)
+
+
+class PublicArray(metaclass=_PublicArrayType):
+    """The public array type ``spmd.Array`` (``jax.Array``): for ``isinstance`` checks and type
+    annotations. Concrete arrays, tracers and key arrays are instances.
+
+    >>> import spmd
+    >>> isinstance(spmd.numpy.ones(2), spmd.Array)
+    True
+    """
+
+
+PublicArray.__name__ = PublicArray.__qualname__ = "Array"
+PublicArray.__module__ = "spmd"
