@@ -35,6 +35,7 @@ from spmd._src.config import (
     enable_x64,
     numpy_dtype_promotion,
     numpy_rank_promotion,
+    threefry_partitionable,
 )
 from spmd._src.custom_derivatives import (
     checkpoint,
@@ -140,6 +141,7 @@ __all__ = [
     "default_device",
     "disable_jit",
     "enable_x64",
+    "threefry_partitionable",
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "checkpoint",

@@ -341,3 +341,22 @@ def test_xla_kernels_blockwise_and_split_branches_match_elementwise():
             got = prim.impl(x)
             want = np.array([kernel(np.float32(v)) for v in x[::13]], np.float32)
         assert got[::13].tobytes() == want.tobytes(), prim
+
+
+def test_threefry_partitionable_context_manager_switches_the_bits_and_restores():
+    # JAX 0.10.2: uniform(PRNGKey(0), (3,)) under each layout (recorded with JAX).
+    f = spmd.jit(lambda k: random.uniform(k, (3,)))
+    k = random.PRNGKey(0)
+    on = [0.947667, 0.9785799, 0.33229148]
+    off = [0.9653214, 0.31468165, 0.63302994]
+    assert spmd.threefry_partitionable.value is True
+    np.testing.assert_allclose(f(k), on, rtol=1e-6)
+    with spmd.threefry_partitionable(False):
+        assert spmd.config.jax_threefry_partitionable is False
+        np.testing.assert_allclose(f(k), off, rtol=1e-6)
+        with spmd.threefry_partitionable(True):
+            np.testing.assert_allclose(f(k), on, rtol=1e-6)
+    np.testing.assert_allclose(f(k), on, rtol=1e-6)
+    with pytest.raises(RuntimeError), spmd.threefry_partitionable(False):
+        raise RuntimeError("restored on the way out")
+    assert spmd.threefry_partitionable.value is True

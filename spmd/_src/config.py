@@ -325,6 +325,7 @@ class _StateContext(contextlib.ContextDecorator):
 
 
 enable_x64 = State("jax_enable_x64", is_bool=True)
+threefry_partitionable = State("jax_threefry_partitionable", is_bool=True)
 debug_nans = State("jax_debug_nans", is_bool=True)
 debug_infs = State("jax_debug_infs", is_bool=True)
 numpy_rank_promotion = State("jax_numpy_rank_promotion", _check_enum(("allow", "warn", "raise")))
