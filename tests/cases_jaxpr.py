@@ -824,6 +824,30 @@ def numpy_where_based_functions_are_jits(jax, jnp, lax):
 
 
 @case
+def angle_is_a_jit(jax, jnp, lax):
+    # jnp.angle is a jit with static deg; a real input's imaginary part is a broadcast zero.
+    def f(x, z):
+        return jnp.angle(x), jnp.angle(z, deg=True)
+
+    return f, (np.array([1.0, -2.0, 3.0], np.float32), np.array([1 + 1j, 2 - 1j], np.complex64))
+
+
+@case
+def diff_is_a_jit(jax, jnp, lax):
+    # jnp.diff: static n and axis; prepend and append are keyword operands (append first).
+    def f(x, m):
+        return (
+            jnp.diff(x),
+            jnp.diff(m, n=2, axis=0),
+            jnp.diff(x, prepend=0.0, append=x[:1]),
+            jnp.diff(x > 1),
+            jnp.diff(x, n=0),
+        )
+
+    return f, (np.array([1.0, -2.0, 3.0, 5.0], np.float32), X34)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

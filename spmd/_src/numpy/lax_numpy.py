@@ -511,9 +511,15 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     n = _concrete_int(n, "diff", "n")
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
-    a = asarray(a)
-    if a.ndim == 0:
+    if np.ndim(a) == 0:
         raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+    # A jit named diff with static n and axis; prepend and append are keyword operands (so
+    # flattened append first), as JAX's.
+    return _diff_jit(a, n, axis, prepend=prepend, append=append)
+
+
+def _diff_body(a, n, axis, prepend, append):
+    a = asarray(a)
     if n == 0:
         return a
     ax = _axis(axis, a.ndim, "diff")
@@ -534,10 +540,16 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     op = ufuncs.not_equal if a.dtype == _bool else ufuncs.subtract
     for _ in range(n):
         m = a.shape[ax]
-        a = op(
-            lax_shape.slice_in_dim(a, 1, m, axis=ax), lax_shape.slice_in_dim(a, 0, m - 1, axis=ax)
-        )
+        # Basic-index slices (strides None), as JAX's a[1:] - a[:-1].
+        lo, hi = [0] * a.ndim, list(a.shape)
+        lo[ax], hi[ax] = 1, m
+        upper = lax_shape.slice(a, tuple(lo), tuple(hi))
+        lo[ax], hi[ax] = 0, m - 1
+        a = op(upper, lax_shape.slice(a, tuple(lo), tuple(hi)))
     return a
+
+
+_diff_jit = _named_jit("diff", _diff_body, ("n", "axis"))
 
 
 def compress(

@@ -291,10 +291,15 @@ def imag(x, /):
 
 def angle(z, deg: bool = False):
     """Angle of complex numbers (in radians unless ``deg``)."""
+    check_arraylike("angle", z)
     (z,) = promote_dtypes_inexact(z)
-    re, im = (lax.real(z), lax.imag(z)) if dtypes.is_complex(z.dtype) else (z, _const(z, 0))
+    # A real z's imaginary part is a broadcast zero (imag's full_like), as JAX's.
+    re, im = (lax.real(z), lax.imag(z)) if dtypes.is_complex(z.dtype) else (z, imag(z))
     out = lax.atan2(im, re)
     return lax.mul(out, _const(out, 180 / np.pi)) if deg else out
+
+
+angle = _named_jit("angle", angle, ("deg",))
 
 
 def logical_not(x, /):
