@@ -848,6 +848,30 @@ def diff_is_a_jit(jax, jnp, lax):
 
 
 @case
+def i0_is_a_jit_around_a_custom_jvp(jax, jnp, lax):
+    # jnp.i0: a jit around the custom_jvp _i0 (its JVP zeroes the tangent at 0), as in JAX.
+    return (lambda x: (jnp.i0(x), jax.vmap(jnp.i0)(x))), (np.array([0.0, 1.0, -2.5], np.float32),)
+
+
+@case
+def nan_to_num_is_a_jit(jax, jnp, lax):
+    # nan, posinf and neginf are operands (flattened in keyword order); complex input goes
+    # through the jit again for each part; an integer input is returned as it is.
+    def f(x, z, i, h):
+        return (
+            jnp.nan_to_num(x),
+            jnp.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-3.0),
+            jnp.nan_to_num(z, posinf=1.0),
+            jnp.nan_to_num(i),
+            jnp.nan_to_num(h, nan=np.float32(2)),
+        )
+
+    x = np.array([1.0, -np.inf, np.nan, np.inf], np.float32)
+    z = np.array([1 + 1j, np.nan - 1j], np.complex64)
+    return f, (x, z, np.array([1, 2], np.int32), np.ones(2, np.float16))
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

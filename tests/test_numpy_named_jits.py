@@ -29,3 +29,14 @@ def test_diff_rejects_lists_and_bad_orders():
 def test_diff_under_jit_takes_traced_prepend():
     f = spmd.jit(lambda x, p: jnp.diff(x, prepend=p))
     np.testing.assert_array_equal(f(np.array([1.0, 4.0]), 0.5), [0.5, 3.0])
+
+
+def test_i0_gradient_is_zero_at_zero_and_the_bessel_slope_elsewhere():
+    # JAX's values: d/dx i0 = i1, and 0 at x == 0 (abs has no slope there).
+    g = spmd.grad(lambda x: jnp.i0(x).sum())(np.array([0.0, 1.0, -2.0], np.float32))
+    np.testing.assert_allclose(g, [0.0, 0.5651591, -1.5906368], rtol=1e-6)
+
+
+def test_nan_to_num_rejects_a_list():
+    with pytest.raises(TypeError, match="nan_to_num requires ndarray or scalar arguments"):
+        jnp.nan_to_num([1.0, np.nan])

@@ -737,15 +737,23 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
         return x
     if dtypes.is_complex(x.dtype):
+        # Each part through the jit again, the replacements as keyword operands, as JAX's.
         re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
         im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
         return lax.complex(re, im)
     info = dtypes.finfo(x.dtype)
-    hi = _const(x, info.max if posinf is None else posinf)
-    lo = _const(x, info.min if neginf is None else neginf)
-    out = where_(isnan(x), _const(x, nan), x)
-    out = where_(lax.eq(out, _const(x, np.inf)), hi, out)
-    return where_(lax.eq(out, _const(x, -np.inf)), lo, out)
+    cast = lambda v: lax.convert_element_type(v, x.dtype)  # noqa: E731
+    out = _where_jit(isnan(x), cast(nan), x)
+    out = _where_jit(
+        lax.eq(out, _const(x, np.inf)), cast(info.max if posinf is None else posinf), out
+    )
+    return _where_jit(
+        lax.eq(out, _const(x, -np.inf)), cast(info.min if neginf is None else neginf), out
+    )
+
+
+# A jit named nan_to_num: nan, posinf and neginf are operands (only copy is static), as JAX's.
+nan_to_num = _named_jit("nan_to_num", nan_to_num, ("copy",))
 
 
 def modf(x, /, out=None):
@@ -832,11 +840,35 @@ def lcm(x1, x2, /):
     return where_(lax.eq(d, zero), zero, out)
 
 
+def _i0_impl(x):
+    ax = lax.abs(x)
+    return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
+
+
+_i0_impl.__name__ = "_i0"  # the name jaxprs print, as JAX's
+_i0 = custom_jvp(_i0_impl)
+
+
+def _i0_jvp(primals, tangents):
+    from spmd._src.autodiff import jvp
+
+    (x,) = primals
+    out, t_out = jvp(_i0_impl, primals, tangents)
+    # abs has no slope at zero: the tangent there is zero (i0 is flat), as JAX's.
+    return out, _where_jit(lax.eq(x, _const(x, 0)), 0, t_out)
+
+
+_i0.defjvp(_i0_jvp)
+
+
 def i0(x):
     """Modified Bessel function of the first kind, order 0."""
     check_arraylike("i0", x)
     (x,) = promote_dtypes_inexact(x)
-    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+    return _i0(x)
+
+
+i0 = _named_jit("i0", i0)
 
 
 __all__ = [
