@@ -90,9 +90,60 @@ def _signature(fun: Callable) -> inspect.Signature | None:
         return None
 
 
-def _resolve_args(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
+def _nondiff_positions(
+    fun: Callable, nondiff_argnums: Sequence[int], nondiff_argnames: str | Sequence[str]
+) -> tuple[int, ...]:
+    """The sorted union of ``nondiff_argnums`` and the positions of the parameters named in
+    ``nondiff_argnames``, as JAX computes it: names are looked up among ``fun``'s
+    positional-or-keyword parameters (others, and unknown names, are ignored); the rules
+    receive the non-differentiable arguments in this order."""
+    nums = set(nondiff_argnums)
+    if nondiff_argnames:
+        names = (
+            (nondiff_argnames,) if isinstance(nondiff_argnames, str) else tuple(nondiff_argnames)
+        )
+        for n in names:
+            if not isinstance(n, str):
+                raise TypeError(f"argument is not a string: {n}")
+        sig = _signature.__wrapped__(fun)
+        if sig is None:
+            # JAX asserts that the signature is inspectable here.
+            raise AssertionError(
+                f"nondiff_argnames={names}: the signature of {_fun_name(fun)} cannot be "
+                "inspected, so names cannot be resolved to positions; use nondiff_argnums"
+            )
+        nums.update(
+            i
+            for i, (k, prm) in enumerate(sig.parameters.items())
+            if prm.kind == prm.POSITIONAL_OR_KEYWORD and k in names
+        )
+    return tuple(sorted(nums))
+
+
+def _resolve_args(
+    fun: Callable, name: str, args: tuple, kwargs: dict, what: str | None = None
+) -> tuple:
     """Positional arguments for ``fun`` from a call's args and kwargs with defaults applied, so
-    that nondiff_argnums and the rules' ``primals`` tuples are positional, as in JAX."""
+    that nondiff_argnums and the rules' ``primals`` tuples are positional, as in JAX.
+    Keyword-only parameters left at their defaults are not passed (the function's own defaults
+    apply). ``what`` (``"custom_jvp"``, ...) gives binding errors JAX's wording for it."""
+
+    def fail(msg: str) -> TypeError:
+        if what is None:
+            return TypeError(f"{name}: {msg}")
+        return TypeError(
+            f"The input arguments to the {what}-decorated function {name} could not be "
+            f"resolved to positional-only arguments. Binding failed with the error:\n{msg}"
+        )
+
+    if isinstance(fun, functools.partial) and what is not None:
+        # As in JAX, a partial's signature is opaque: keywords cannot be placed.
+        if kwargs:
+            raise fail(
+                "The following keyword arguments could not be resolved to positions: "
+                + ", ".join(kwargs)
+            )
+        return args
     try:
         sig = _signature(fun)
     except TypeError:  # unhashable callable
@@ -108,11 +159,17 @@ def _resolve_args(fun: Callable, name: str, args: tuple, kwargs: dict) -> tuple:
     try:
         ba = sig.bind(*args, **kwargs)
     except TypeError as e:
-        raise TypeError(f"{name}: {e}") from None
+        raise fail(str(e)) from None
     ba.apply_defaults()
-    if ba.kwargs:
+    passed = [k for k in ba.kwargs if k in kwargs]
+    if passed:
+        if what is not None:
+            raise fail(
+                "The following keyword arguments could not be resolved to positions: "
+                + ", ".join(passed)
+            )
         raise TypeError(
-            f"{name}: keyword-only arguments {sorted(ba.kwargs)} are not supported by custom "
+            f"{name}: keyword-only arguments {sorted(passed)} are not supported by custom "
             "derivative functions; pass them positionally"
         )
     return ba.args

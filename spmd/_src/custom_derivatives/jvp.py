@@ -20,6 +20,7 @@ from spmd._src.custom_derivatives.common import (
     _jaxpr_abstract_eval,
     _jaxpr_compile,
     _jaxpr_impl,
+    _nondiff_positions,
     _pp_named_first,
     _resolve_args,
     _to_value,
@@ -29,6 +30,7 @@ from spmd._src.custom_derivatives.common import (
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import rules as lax_rules
+from spmd._src.lax.elementwise import conversion
 
 # ---------------------------------------------------------------------------------------------
 # custom_jvp
@@ -43,10 +45,15 @@ class custom_jvp:
     Array(2., dtype=float32)
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        fun: Callable,
+        nondiff_argnums: Sequence[int] = (),
+        nondiff_argnames: str | Sequence[str] = (),
+    ) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
         self.jvp: Callable | None = None
         self.symbolic_zeros = False
 
@@ -93,7 +100,14 @@ class custom_jvp:
         name = _fun_name(self.fun)
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
-        args = _resolve_args(self.fun, name, args, kwargs)
+        args = _resolve_args(self.fun, name, args, kwargs, "custom_jvp")
+        if self.nondiff_argnums:
+            # As in JAX, a traced value passed as a non-differentiable argument is a constant
+            # to differentiation (its derivative through this function is zero).
+            args = tuple(
+                tu.tree_map(_stop_tracer_gradient, a) if i in self.nondiff_argnums else a
+                for i, a in enumerate(args)
+            )
         if core.is_eval_trace_current():
             return self.fun(*args)
         p = _trace_primal(self.fun, args, self.nondiff_argnums, name, "custom_jvp")
@@ -194,6 +208,10 @@ class _JVPRule:
             else:
                 tangents_out.append(_to_value(t, want.dtype))
         return [_to_value(p) for p in po_leaves], tangents_out
+
+
+def _stop_tracer_gradient(x: Any) -> Any:
+    return conversion.stop_gradient_p.bind(x) if isinstance(x, core.Tracer) else x
 
 
 def _float0_ok(got: ShapedArray, want: ShapedArray) -> bool:

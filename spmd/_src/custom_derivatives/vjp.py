@@ -23,12 +23,14 @@ from spmd._src.custom_derivatives.common import (
     _jaxpr_impl,
     _merge_args,
     _Named,
+    _nondiff_positions,
     _pp_named_first,
     _resolve_args,
     _to_value,
     _trace_primal,
     _unbatched_aval,
 )
+from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import reductions as lax_red
@@ -65,10 +67,15 @@ class custom_vjp:
     Array(2., dtype=float32)
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        fun: Callable,
+        nondiff_argnums: Sequence[int] = (),
+        nondiff_argnames: str | Sequence[str] = (),
+    ) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
         self.symbolic_zeros = False
@@ -94,7 +101,10 @@ class custom_vjp:
         name = _fun_name(self.fun)
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
-        args = _resolve_args(self.fun, name, args, kwargs)
+        args = _resolve_args(self.fun, name, args, kwargs, "custom_vjp")
+        for i in self.nondiff_argnums:
+            if 0 <= i < len(args):
+                _check_no_tracers(args[i], name, i)
         if core.is_eval_trace_current():
             return self.fun(*args)
         p = _trace_primal(self.fun, args, self.nondiff_argnums, name, "custom_vjp")
@@ -122,6 +132,19 @@ class custom_vjp:
             name=name,
         )
         return tu.tree_unflatten(out_tree, outs)
+
+
+def _check_no_tracers(arg: Any, name: str, i: int) -> None:
+    # JAX refuses traced values in non-differentiable positions of a custom_vjp function (its
+    # bwd would see them outside their trace), under every transformation, jit included.
+    if any(isinstance(leaf, core.Tracer) for leaf in tu.tree_leaves(arg)):
+        raise UnexpectedTracerError(
+            f"custom_vjp function {name}: argument {i} is marked non-differentiable (by "
+            "nondiff_argnums or nondiff_argnames) but a traced value was passed to it. "
+            "Non-differentiable arguments of a custom_vjp function must not be or contain "
+            "tracers: use them for values such as functions, and pass arrays as ordinary "
+            "(differentiable) arguments instead."
+        )
 
 
 class _FwdRule:

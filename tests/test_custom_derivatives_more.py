@@ -1,0 +1,171 @@
+"""More of ``custom_jvp`` and ``custom_vjp`` against JAX 0.10.2: ``nondiff_argnames``, how
+``SymbolicZero`` prints and how rules may return it, and programs probed side by side with JAX
+(pytrees, integer inputs, closures, nesting, vmap, linearize, jacfwd/jacrev, error cases).
+Expected values and error texts come from running JAX 0.10.2 (hard-coded here)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd.errors import UnexpectedTracerError
+
+
+def _close(a, b, tol=1e-6):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+# ---------------------------------------------------------------------------------------------
+# nondiff_argnames
+
+
+def _jvp_times(**kw):
+    @partial(spmd.custom_jvp, **kw)
+    def f(x, n):
+        return x * n
+
+    @f.defjvp
+    def f_jvp(n, primals, tangents):
+        # The rule's tangent is 10x the true one, so the tests see that the rule ran.
+        return f(primals[0], n), tangents[0] * n * 10
+
+    return f
+
+
+def _vjp_times(**kw):
+    @partial(spmd.custom_vjp, **kw)
+    def v(x, n):
+        return x * n
+
+    v.defvjp(lambda x, n: (v(x, n), x), lambda n, r, g: (g * n * 10 + r,))
+    return v
+
+
+def test_custom_jvp_nondiff_argnames_resolve_to_positions():
+    f = _jvp_times(nondiff_argnames=("n",))
+    assert f.nondiff_argnums == (1,)
+    assert float(f(2.0, 3)) == 6.0 and float(f(2.0, n=3)) == 6.0
+    p, t = spmd.jvp(lambda x: f(x, 3), (2.0,), (1.0,))
+    assert (float(p), float(t)) == (6.0, 30.0)
+    assert float(spmd.grad(f)(2.0, 3)) == 30.0
+    assert float(spmd.grad(lambda x: f(x, n=3))(2.0)) == 30.0
+    assert float(spmd.jit(spmd.grad(f), static_argnums=1)(2.0, 3)) == 30.0
+    _close(spmd.vmap(spmd.grad(f), (0, None))(jnp.arange(3.0), 3), [30.0, 30.0, 30.0])
+
+
+def test_custom_vjp_nondiff_argnames_resolve_to_positions():
+    v = _vjp_times(nondiff_argnames=("n",))
+    assert v.nondiff_argnums == (1,)
+    assert float(v(2.0, n=3)) == 6.0
+    assert float(spmd.grad(v)(2.0, 3)) == 32.0
+    assert float(spmd.grad(lambda x: v(x, n=3))(2.0)) == 32.0
+    assert float(spmd.jit(spmd.grad(v), static_argnums=1)(2.0, 3)) == 32.0
+    _close(spmd.vmap(spmd.grad(v), (0, None))(jnp.arange(3.0), 3), [30.0, 31.0, 32.0])
+    (ct,) = spmd.vjp(lambda x: v(x, 3), 2.0)[1](1.0)
+    assert float(ct) == 32.0
+
+
+def test_nondiff_argnames_union_with_argnums_is_sorted():
+    # JAX merges the two into one sorted tuple: the rule gets a's value, then n's.
+    @partial(spmd.custom_jvp, nondiff_argnums=(0,), nondiff_argnames=("n",))
+    def g(a, x, n):
+        return x * n * a
+
+    @g.defjvp
+    def g_jvp(a, n, p, t):
+        return g(a, p[0], n), t[0] * n * a * 10
+
+    assert g.nondiff_argnums == (0, 2)
+    assert float(spmd.grad(g, 1)(2.0, 3.0, 4)) == 80.0
+
+    # nondiff_argnums given out of order are sorted too.
+    @partial(spmd.custom_jvp, nondiff_argnums=(2, 0))
+    def o(a, x, b):
+        return x * a - b
+
+    seen = []
+
+    @o.defjvp
+    def o_jvp(u, v, p, t):
+        seen.append((float(u), float(v)))
+        return o(u, p[0], v), t[0]
+
+    assert o.nondiff_argnums == (0, 2)
+    p, t = spmd.jvp(lambda x: o(1.0, x, 2.0), (1.0,), (1.0,))
+    assert (float(p), float(t)) == (-1.0, 1.0) and seen == [(1.0, 2.0)]
+
+
+@pytest.mark.parametrize("make", [_jvp_times, _vjp_times])
+def test_nondiff_argnames_forms_and_unknown_names(make):
+    # A bare string is one name; repeats collapse; names JAX cannot place are ignored.
+    assert make(nondiff_argnames="n").nondiff_argnums == (1,)
+    assert make(nondiff_argnames=["n", "n"]).nondiff_argnums == (1,)
+    assert make(nondiff_argnames=("zz",)).nondiff_argnums == ()
+
+    def kwo(x, *, n=2):
+        return x * n
+
+    cls = spmd.custom_jvp if make is _jvp_times else spmd.custom_vjp
+    assert cls(kwo, nondiff_argnames=("n",)).nondiff_argnums == ()
+
+
+@pytest.mark.parametrize("cls", [spmd.custom_jvp, spmd.custom_vjp])
+def test_nondiff_argnames_bad_input(cls):
+    with pytest.raises(TypeError, match="argument is not a string: 1"):
+        cls(lambda x, n: x * n, nondiff_argnames=(1,))
+    # JAX asserts that names can be resolved through the signature.
+    with pytest.raises(AssertionError, match="max"):
+        cls(max, nondiff_argnames=("n",))
+
+
+def test_custom_jvp_traced_nondiff_argument_has_zero_derivative():
+    # JAX stops the gradient of a traced nondiff argument of a custom_jvp function.
+    f = _jvp_times(nondiff_argnames=("n",))
+    assert float(spmd.grad(lambda n: f(2.0, n))(3.0)) == 0.0
+    assert float(spmd.jit(lambda n: f(2.0, n))(3.0)) == 6.0
+    _close(spmd.vmap(lambda n: f(2.0, n))(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    p, t = spmd.vmap(lambda n: spmd.jvp(lambda x: f(x, n), (2.0,), (1.0,)))(jnp.arange(3.0))
+    _close(p, [0.0, 2.0, 4.0])
+    _close(t, [0.0, 10.0, 20.0])
+
+
+@pytest.mark.parametrize("transform", [spmd.grad, spmd.jit])
+def test_custom_vjp_traced_nondiff_argument_is_refused(transform):
+    v = _vjp_times(nondiff_argnames=("n",))
+    with pytest.raises(UnexpectedTracerError, match="custom_vjp function v: argument 1"):
+        transform(lambda n: v(2.0, n))(3.0)
+
+
+@pytest.mark.parametrize("make,what", [(_jvp_times, "custom_jvp"), (_vjp_times, "custom_vjp")])
+def test_unresolvable_call_arguments(make, what):
+    fn = make()
+    name = "f" if what == "custom_jvp" else "v"
+    msg = (
+        f"The input arguments to the {what}-decorated function {name} could not be resolved "
+        "to positional-only arguments. Binding failed with the error:\n"
+        "missing a required argument: 'n'"
+    )
+    with pytest.raises(TypeError) as e:
+        fn(2.0, m=3)
+    assert str(e.value) == msg
+
+
+def test_keyword_only_parameters():
+    def kwo(x, *, n=2.0):
+        return x * n
+
+    f = spmd.custom_jvp(kwo)
+    f.defjvp(lambda p, t: (f(p[0]), t[0] * 7.0))
+    # Left at its default, a keyword-only parameter is fine (the function's default applies).
+    assert float(f(1.0)) == 2.0
+    assert float(spmd.grad(f)(1.0)) == 7.0
+    with pytest.raises(TypeError) as e:
+        f(1.0, n=3.0)
+    assert str(e.value).endswith(
+        "Binding failed with the error:\n"
+        "The following keyword arguments could not be resolved to positions: n"
+    )
