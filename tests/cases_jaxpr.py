@@ -872,6 +872,25 @@ def nan_to_num_is_a_jit(jax, jnp, lax):
 
 
 @case
+def nancumsum_nancumprod_are_jits(jax, jnp, lax):
+    # Jits of their own (flatten, replace NaNs, cast, scan); a boolean running sum or product
+    # runs in the default int and is cast back, in cumsum and cumprod too.
+    def f(x, i, b):
+        return (
+            jnp.nancumsum(x),
+            jnp.nancumprod(x, axis=0, dtype=jnp.float16),
+            jnp.nancumsum(i, axis=-1),
+            jnp.nancumprod(i, dtype=bool),
+            jnp.nancumsum(b),
+            jnp.cumsum(b, dtype=bool),
+            jnp.cumprod(i, dtype=bool),
+        )
+
+    x = np.array([[1.0, np.nan], [3.0, 4.0]], np.float32)
+    return f, (x, np.array([[1, 0], [2, 3]], np.int32), np.array([True, False, True]))
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -40,3 +40,24 @@ def test_i0_gradient_is_zero_at_zero_and_the_bessel_slope_elsewhere():
 def test_nan_to_num_rejects_a_list():
     with pytest.raises(TypeError, match="nan_to_num requires ndarray or scalar arguments"):
         jnp.nan_to_num([1.0, np.nan])
+
+
+def test_boolean_running_sums_and_products():
+    # JAX's values: a running "or" and "and" for dtype=bool; ints for boolean input.
+    b = np.array([False, True, False])
+    i = np.array([2, 0, 3], np.int32)
+    np.testing.assert_array_equal(jnp.cumsum(b, dtype=bool), [False, True, True])
+    np.testing.assert_array_equal(jnp.cumprod(i, dtype=bool), [True, False, False])
+    out = jnp.nancumsum(b)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, [0, 1, 1])
+    x = np.array([[1.0, np.nan], [np.nan, 4.0]], np.float32)
+    np.testing.assert_array_equal(jnp.nancumprod(x, axis=0), [[1.0, 1.0], [1.0, 4.0]])
+    np.testing.assert_array_equal(jnp.nancumprod(x, dtype=bool), [True, True, True, True])
+
+
+def test_nancumsum_rejects_a_list_and_a_bad_axis():
+    with pytest.raises(TypeError, match="nancumsum requires ndarray or scalar arguments"):
+        jnp.nancumsum([1.0, np.nan])
+    with pytest.raises(ValueError, match="axis 2 is out of bounds"):
+        jnp.nancumprod(np.ones((2, 2)), axis=2)

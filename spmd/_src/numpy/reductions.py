@@ -578,25 +578,36 @@ def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
 # Cumulative reductions
 
 
-def _cumulative_impl(kind: str):
-    lax_fn, bool_fn = {
-        "cumsum": (lax_red.cumsum, lax_red.cummax),
-        "cumprod": (lax_red.cumprod, lax_red.cummin),
-    }[kind]
+def _cumulative_body(lax_fn, x, axis, dtype, nan_value=None):
+    """The running reduction of ``x`` in ``dtype`` (flattened when ``axis`` is None), NaNs first
+    replaced by ``nan_value`` unless it is None."""
+    if axis is None:
+        x, axis = _ravel(x), 0
+    if nan_value is not None:
+        x = _replace_nan(x, nan_value)
+    if dtype == np.bool_:
+        # A boolean running sum/product runs in the default int and is cast back, as JAX's.
+        if x.dtype != np.bool_:
+            x = lax.ne(x, _const(0, x.dtype))
+        x = convert(x, dtypes.default_int_dtype())
+        return convert(lax_fn(x, axis), np.bool_)
+    return lax_fn(convert(x, dtype), axis)
+
+
+def _cumulative_impl(kind: str, nan_value=None):
+    lax_fn = lax_red.cumsum if kind.endswith("cumsum") else lax_red.cumprod
 
     def impl(x, axis, dtype):
-        if axis is None:
-            x, axis = _ravel(x), 0
-        x = convert(x, dtype)
-        # On booleans, a running "or" is the cumulative sum and a running "and" the product.
-        return (bool_fn if dtype == np.bool_ else lax_fn)(x, axis)
+        return _cumulative_body(lax_fn, x, axis, dtype, nan_value)
 
-    impl.__name__ = impl.__qualname__ = kind
-    return api.jit(impl, static_argnames=("axis", "dtype"))
+    return _named_jit(kind, impl, ("axis", "dtype"))
 
 
 _cumsum = _cumulative_impl("cumsum")
 _cumprod = _cumulative_impl("cumprod")
+# The NaN-ignoring forms are jits of their own (not calls of the cumsum/cumprod jits), as JAX's.
+_nancumsum = _cumulative_impl("nancumsum", 0)
+_nancumprod = _cumulative_impl("nancumprod", 1)
 
 
 def _cumulative(fn: str, jitted, a, axis, dtype, out):
@@ -631,20 +642,12 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 def nancumsum(a, axis=None, dtype=None, out=None):
     """``cumsum`` treating NaNs as zero."""
-    check_arraylike("nancumsum", a)
-    x = to_array(a)
-    if _is_inexact(x.dtype):
-        x = _replace_nan(x, 0)
-    return cumsum(x, axis, dtype, out)
+    return _cumulative("nancumsum", _nancumsum, a, axis, dtype, out)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
     """``cumprod`` treating NaNs as one."""
-    check_arraylike("nancumprod", a)
-    x = to_array(a)
-    if _is_inexact(x.dtype):
-        x = _replace_nan(x, 1)
-    return cumprod(x, axis, dtype, out)
+    return _cumulative("nancumprod", _nancumprod, a, axis, dtype, out)
 
 
 def _cumulative_array_api(fn, kind, x, axis, dtype, include_initial):
