@@ -1933,3 +1933,8 @@ for _dt in FLOATS:
             lambda a, b, x: np.vectorize(_betainc_ref, otypes=[np.float64])(a, b, x), _dt, LOOSE,
         ))  # fmt: skip
 reject("regularized_incomplete_beta", lax.betainc, "int32", nargs=3)
+
+KNOWN_UNSWEPT["custom_linear_solve"] = (
+    "takes its matvec, solve and transpose solve as jaxprs; its impl, vmap, jvp, transpose and "
+    "jit rules are checked against JAX in tests/test_solves.py"
+)
