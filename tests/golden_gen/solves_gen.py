@@ -187,6 +187,46 @@ def ls_transpose_solve_aux(jax, jnp, lax):
     return {"grad": jax.grad(lambda b: jnp.sum(f(b)[0] * jnp.asarray(W)))(b)}
 
 
+def ls_second_order(jax, jnp, lax):
+    """Reverse over reverse and a Hessian: the transposed solve is differentiated in turn."""
+    A, b = jnp.asarray(A0), jnp.asarray(B0)
+
+    def f(A, b):
+        return lax.custom_linear_solve(
+            lambda x: A @ x,
+            b,
+            lambda mv, y: jnp.linalg.solve(A, y),
+            lambda vm, y: jnp.linalg.solve(A.T, y),
+        )
+
+    def loss(A, b):
+        return jnp.sum(f(A, b) ** 2)
+
+    return {
+        "rev_rev": jax.grad(lambda A: jnp.sum(jax.grad(loss, 1)(A, b) ** 2))(A),
+        "hessian_b": jax.hessian(loss, 1)(A, b),
+    }
+
+
+def ls_aux_unbatched(jax, jnp, lax):
+    """An aux output that does not depend on the mapped axis comes out of vmap unbatched."""
+
+    def h(s, b):
+        return lax.custom_linear_solve(
+            lambda x: s * x, b, lambda mv, y: (y / s, s * 2), symmetric=True, has_aux=True
+        )
+
+    b, bs = jnp.asarray(B0), jnp.stack([jnp.asarray(B0), -jnp.asarray(B0)])
+    s = jnp.array(2.0)
+    return {
+        "vmap": jax.vmap(h, (None, 0))(s, bs),
+        "vmap_grad": jax.vmap(jax.grad(lambda s, b: h(s, b)[0].sum()), (None, 0))(s, bs),
+        "jit_vmap_jacfwd": jax.jit(jax.vmap(jax.jacfwd(lambda s, b: h(s, b)[0]), (0, None)))(
+            jnp.array([2.0, 3.0]), b
+        ),
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # custom_root
 
@@ -231,6 +271,25 @@ def root_two_params(jax, jnp, lax):
         "value": r(jnp.array(3.0), jnp.array(2.0)),
         "grad": g(jnp.array(3.0), jnp.array(2.0)),
         "vmap_grad": jax.vmap(g, (0, None))(jnp.array([1.0, 3.0]), jnp.array(2.0)),
+    }
+
+
+def root_second_order(jax, jnp, lax):
+    """The derivative rule is itself differentiable (tangent_solve runs on traced values)."""
+    newton = _newton(jax, lax)
+
+    def r(a):
+        return lax.custom_root(lambda x: x**3 - a, 1.0, newton, lambda g, y: y / g(1.0))
+
+    k = jnp.array(3)  # an integer constant closed over by f carries no derivative
+
+    def r_int(a):
+        return lax.custom_root(lambda x: x**k - a, 1.0, newton, lambda g, y: y / g(1.0))
+
+    return {
+        "grad_grad": jax.grad(jax.grad(r))(2.0),
+        "jacfwd_grad": jax.jacfwd(jax.grad(r))(2.0),
+        "int_const_grad": jax.grad(r_int)(2.0),
     }
 
 
@@ -292,8 +351,11 @@ CASES = {
         ls_scalar,
         ls_has_aux,
         ls_transpose_solve_aux,
+        ls_second_order,
+        ls_aux_unbatched,
         root_cbrt,
         root_two_params,
+        root_second_order,
         root_vector,
         root_has_aux,
     ]
