@@ -891,6 +891,24 @@ def nancumsum_nancumprod_are_jits(jax, jnp, lax):
 
 
 @case
+def nanvar_nanstd_are_jits(jax, jnp, lax):
+    # An int count of the non-NaN elements less ddof (jnp promotion: a float ddof makes it a
+    # weak float), NaN where it is not positive; nanstd passes ddof on to the nanvar jit.
+    def f(x, w):
+        return (
+            jnp.nanvar(x),
+            jnp.nanstd(x, axis=0, ddof=1, keepdims=True),
+            jnp.nanvar(x.astype(jnp.float16), axis=1, ddof=1.5, where=w),
+            jnp.nanstd(x, where=w, mean=x[:, :1], ddof=1),
+            jnp.nanvar(x.astype(jnp.int32)),
+            jnp.nanvar(x.astype(jnp.complex64), axis=0),
+        )
+
+    x = np.array([[1.0, np.nan, 3.0], [2.0, 5.0, 7.0]], np.float32)
+    return f, (x, np.array([[1, 0, 1], [1, 1, 0]], bool))
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

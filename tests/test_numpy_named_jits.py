@@ -61,3 +61,17 @@ def test_nancumsum_rejects_a_list_and_a_bad_axis():
         jnp.nancumsum([1.0, np.nan])
     with pytest.raises(ValueError, match="axis 2 is out of bounds"):
         jnp.nancumprod(np.ones((2, 2)), axis=2)
+
+
+def test_nanvar_values_and_errors():
+    x = np.array([[1.0, np.nan, 3.0], [2.0, 5.0, np.nan]], np.float32)
+    # JAX's values: NaN where the count less ddof is not positive.
+    np.testing.assert_allclose(jnp.nanvar(x, axis=1, ddof=1.5), [4.0, 9.0])
+    np.testing.assert_allclose(jnp.nanvar(x, axis=1, ddof=2), [np.nan, np.nan])
+    np.testing.assert_allclose(jnp.nanstd(x, axis=0), [0.5, 0.0, 0.0])
+    with pytest.raises(TypeError, match="nanvar requires ndarray or scalar arguments"):
+        jnp.nanvar([1.0, 2.0])
+    with pytest.raises(ValueError, match="ddof and correction can't be provided simultaneously"):
+        jnp.nanstd(x, ddof=1, correction=1)
+    with pytest.raises(ValueError, match="axis 2 is out of bounds"):
+        jnp.nanvar(x, axis=2)

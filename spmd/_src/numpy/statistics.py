@@ -18,6 +18,7 @@ from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax import sorting as lax_sort
+from spmd._src.numpy import ufuncs
 from spmd._src.numpy.reductions import (
     _broadcast_to,
     _canonical_axes,
@@ -37,6 +38,7 @@ from spmd._src.numpy.reductions import (
     nansum,
     sum,
 )
+from spmd._src.numpy.ufuncs import _where_jit
 from spmd._src.numpy.util import (
     _named_jit,
     check_arraylike,
@@ -113,7 +115,7 @@ def _abs2(centered: Any) -> Any:
     return lax.square(centered)
 
 
-def _moment(fn, a, axis, dtype, out, ddof, keepdims, where, mean_arg, correction, *, nan):
+def _moment(fn, a, axis, dtype, out, ddof, keepdims, where, mean_arg, correction):
     check_arraylike(fn, a)
     _check_out(fn, out)
     correction = _correction(ddof, correction)
@@ -123,21 +125,15 @@ def _moment(fn, a, axis, dtype, out, ddof, keepdims, where, mean_arg, correction
     real_dt = _real_dtype(comp_dt)
     x = convert(x, comp_dt)
     w = None if where is None else _broadcast_to(_check_where(fn, where, x.shape), x.shape)
-    mean_fn = nanmean if nan else mean
     if mean_arg is None:
-        mu = mean_fn(x, axes, dtype=comp_dt, keepdims=True, where=w)
+        mu = mean(x, axes, dtype=comp_dt, keepdims=True, where=w)
     else:
         check_arraylike(fn, mean_arg)
         mu = convert(mean_arg, comp_dt)
         # A scalar mean is subtracted as it is (lax broadcasts rank 0), as in JAX.
         mu = mu if np.ndim(mu) == 0 else _broadcast_to(mu, x.shape)
-    centered = lax.sub(x, mu)
-    if nan:
-        centered = _where(_isnan(x), _const(0, comp_dt), centered)
-    centered = _abs2(centered)
-    if nan:
-        n = sum(lax.bitwise_not(_isnan(x)), axes, dtype=real_dt, keepdims=keepdims, where=w)
-    elif w is None:
+    centered = _abs2(lax.sub(x, mu))
+    if w is None:
         n = _const(_count(x.shape, axes), real_dt)
     else:
         n = sum(w, axes, dtype=real_dt, keepdims=keepdims)
@@ -203,9 +199,7 @@ def _moment_args(fn, a, axis, dtype, out, ddof, correction):
 # Jitted as in JAX 0.10, with the correction, mean and where traced (its arguments in this
 # order), so that they print as `jit[name=_var]` and `jit[name=_std]`.
 def _var_body(a, mean_arg, correction, where, *, axis, dtype, keepdims):
-    return _moment(
-        "var", a, axis, dtype, None, correction, keepdims, where, mean_arg, None, nan=False
-    )
+    return _moment("var", a, axis, dtype, None, correction, keepdims, where, mean_arg, None)
 
 
 def _std_body(a, mean_arg, correction, where, *, axis, dtype, keepdims):
@@ -309,7 +303,8 @@ def nanvar(
     >>> jnp.nanvar(jnp.array([1.0, jnp.nan, 3.0]))
     Array(1., dtype=float32)
     """
-    return _moment("nanvar", a, axis, dtype, out, ddof, keepdims, where, mean, correction, nan=True)
+    kw = _nan_moment_args("nanvar", a, axis, dtype, out, ddof, where, mean, correction)
+    return _nanvar_jit(a, axis=_static_axis(axis), dtype=dtype, keepdims=keepdims, **kw)
 
 
 def nanstd(
@@ -329,8 +324,58 @@ def nanstd(
     >>> jnp.nanstd(jnp.array([1.0, jnp.nan, 3.0]))
     Array(1., dtype=float32)
     """
-    v = _moment("nanstd", a, axis, dtype, out, ddof, keepdims, where, mean, correction, nan=True)
+    kw = _nan_moment_args("nanstd", a, axis, dtype, out, ddof, where, mean, correction)
+    return _nanstd_jit(a, axis=_static_axis(axis), dtype=dtype, keepdims=keepdims, **kw)
+
+
+def _nan_moment_args(fn, a, axis, dtype, out, ddof, where, mean_arg, correction) -> dict:
+    """The traced keyword arguments of the nanvar/nanstd jits (those given: JAX's jit flattens
+    keywords in name order), after the argument errors under the public function's name."""
+    check_arraylike(fn, a)
+    _check_out(fn, out)
+    _var_dtypes(fn, dtypes.dtype(a, canonicalize=True), dtype)
+    _canonical_axes(fn, axis, np.ndim(a))
+    ddof = _correction(ddof, correction)
+    kw = {"where": where, "mean": mean_arg}
+    kw = {k: v for k, v in kw.items() if v is not None}
+    if not (type(ddof) is int and ddof == 0):
+        kw["ddof"] = ddof
+    return kw
+
+
+def _nanvar_body(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):
+    # JAX 0.10's order of operations: an int count of the non-NaN elements less ddof (with
+    # jnp promotion), a NaN where it is not positive, else the sum divided by it.
+    comp_dt, result_dt = _var_dtypes("nanvar", dtypes.dtype(a, canonicalize=True), dtype)
+    x = convert(to_array(a), comp_dt)
+    axes = _canonical_axes("nanvar", axis, x.ndim)
+    if where is not None:
+        where = _check_where("nanvar", where, x.shape)
+    if mean is None:
+        mu = nanmean(x, axes, dtype=comp_dt, keepdims=True, where=where)
+    else:
+        check_arraylike("nanvar", mean)
+        mu = convert(mean, comp_dt)
+        mu = mu if np.ndim(mu) in (0, x.ndim) else _broadcast_to(mu, x.shape)
+    centered = _abs2(_where_jit(_isnan(x), 0, lax.sub(x, mu)))
+    count = sum(lax.bitwise_not(_isnan(x)), axes, keepdims=keepdims, where=where)
+    count = ufuncs.subtract(count, ddof)
+    empty = lax.le(count, _const(0, count.dtype))
+    r = _where_jit(empty, np.nan, sum(centered, axes, keepdims=keepdims, where=where))
+    divisor = _where_jit(empty, 1, count)
+    return convert(lax.div(r, convert(divisor, r.dtype)), result_dt)
+
+
+def _nanstd_body(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):
+    kw = {"where": where, "mean": mean}
+    kw = {k: v for k, v in kw.items() if v is not None}
+    # ddof always reaches the nanvar jit (an operand there), as in JAX.
+    v = _nanvar_jit(a, axis=axis, dtype=dtype, keepdims=keepdims, ddof=ddof, **kw)
     return lax.sqrt(v)
+
+
+_nanvar_jit = _named_jit("nanvar", _nanvar_body, ("axis", "dtype", "keepdims"))
+_nanstd_jit = _named_jit("nanstd", _nanstd_body, ("axis", "dtype", "keepdims"))
 
 
 # ---------------------------------------------------------------------------------------------
