@@ -12,6 +12,7 @@ import pytest
 
 import spmd
 import spmd.numpy as jnp
+from spmd.custom_derivatives import SymbolicZero
 from spmd.errors import UnexpectedTracerError
 
 
@@ -169,3 +170,85 @@ def test_keyword_only_parameters():
         "Binding failed with the error:\n"
         "The following keyword arguments could not be resolved to positions: n"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# SymbolicZero: printing, attributes, and rules that return it
+
+
+def test_symbolic_zero_prints_its_class_name_and_reads_its_type():
+    from spmd._src import core
+
+    sz = SymbolicZero(core.get_aval(jnp.zeros((2, 3))))
+    assert repr(sz) == "SymbolicZero" and str(sz) == "SymbolicZero"
+    assert (sz.shape, sz.dtype, sz.ndim, sz.size, sz.weak_type) == ((2, 3), np.float32, 2, 6, False)
+    with pytest.raises(AttributeError, match="'ShapedArray' object has no attribute 'foo'"):
+        sz.foo  # noqa: B018
+    assert SymbolicZero.from_primal_value(jnp.ones(3)).aval == core.ShapedArray((3,), np.float32)
+    assert SymbolicZero.from_primal_value(jnp.ones(3, int)).dtype == spmd.dtypes.float0
+
+
+def test_rule_sees_symbolic_zero_printed_as_jax_does():
+    f = spmd.custom_jvp(lambda x, y: x * y)
+    seen = []
+
+    def f_jvp(p, t):
+        seen.append((repr(t[1]), type(t[1]).__name__))
+        return f(*p), t[1]
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    p, t = spmd.jvp(lambda x: f(x, 2.0), (3.0,), (1.0,))
+    assert seen == [("SymbolicZero", "SymbolicZero")]
+    # The returned zero keeps y's weak type, as JAX's does.
+    assert float(t) == 0.0 and t.weak_type and t.dtype == np.float32
+
+
+def _returns_symbolic_zero(symbolic_zeros):
+    g = spmd.custom_jvp(lambda x: x * 2)
+    g.defjvp(
+        lambda p, t: (g(*p), SymbolicZero.from_primal_value(p[0])),
+        symbolic_zeros=symbolic_zeros,
+    )
+    return g
+
+
+@pytest.mark.parametrize("symbolic_zeros", [True, False])
+def test_symbolic_zero_tangent_output_keeps_weak_type(symbolic_zeros):
+    g = _returns_symbolic_zero(symbolic_zeros)
+    for run in [lambda x: spmd.jvp(g, (x,), (1.0,)), spmd.jit(lambda x: spmd.jvp(g, (x,), (1.0,)))]:
+        p, t = run(3.0)
+        assert float(p) == 6.0 and p.weak_type
+        assert float(t) == 0.0 and t.weak_type and t.dtype == np.float32
+    # A strongly typed primal gives a strong zero.
+    _, t = spmd.jvp(g, (jnp.float32(3.0),), (jnp.float32(1.0),))
+    assert not t.weak_type
+    _, t = spmd.vmap(lambda x: spmd.jvp(g, (x,), (1.0,)))(jnp.ones(2))
+    _close(t, [0.0, 0.0])
+    _close(spmd.jacfwd(g)(jnp.ones(2)), np.zeros((2, 2)))
+
+
+def test_symbolic_zero_output_under_grad_needs_symbolic_zeros():
+    assert float(spmd.grad(_returns_symbolic_zero(True))(3.0)) == 0.0
+    g = _returns_symbolic_zero(False)
+    msg = (
+        "Argument 'SymbolicZero' of type '<class 'spmd._src.custom_derivatives.common."
+        "SymbolicZero'>' is not a valid JAX type"
+    )
+    for run in [
+        lambda: spmd.grad(g)(3.0),
+        lambda: spmd.jit(spmd.grad(g))(3.0),
+        lambda: spmd.linearize(g, 3.0),
+        lambda: spmd.vmap(spmd.grad(g))(jnp.ones(2)),
+        lambda: spmd.jacrev(g)(jnp.ones(2)),
+    ]:
+        with pytest.raises(TypeError) as e:
+            run()
+        assert str(e.value) == msg
+
+
+def test_jvp_of_constant_function_has_weak_zero_tangent():
+    # zeros for weakly typed tangents stay weak (JAX: Array(0., weak_type=True)).
+    _, t = spmd.jvp(lambda x: 2.0, (1.0,), (1.0,))
+    assert t.weak_type and float(t) == 0.0
+    _, t = spmd.jit(lambda x: spmd.jvp(spmd.lax.stop_gradient, (x,), (1.0,)))(1.0)
+    assert t.weak_type and float(t) == 0.0

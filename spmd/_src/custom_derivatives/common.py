@@ -16,7 +16,7 @@ from spmd._src import core, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.core import ClosedJaxpr, ShapedArray
 from spmd._src.errors import UnexpectedTracerError
-from spmd._src.interpreters import batching
+from spmd._src.interpreters import ad, batching
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import rules as lax_rules
@@ -52,34 +52,31 @@ class _Named:
 
 class SymbolicZero:
     """A zero tangent or cotangent passed to rules defined with ``symbolic_zeros=True``: only its
-    type is known. ``instantiate()`` gives a concrete zero."""
+    type is known. Other attributes (``shape``, ``dtype``, ``weak_type``, ...) are read from
+    that type, as in JAX; ``instantiate()`` gives a concrete zero."""
 
     __slots__ = ("aval",)
 
     def __init__(self, aval: ShapedArray) -> None:
         self.aval = aval
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.aval.shape
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names not defined here; the aval raises AttributeError itself.
+        if name == "aval":
+            raise AttributeError(name)
+        return getattr(self.aval, name)
 
-    @property
-    def dtype(self) -> np.dtype:
-        return self.aval.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self.aval.ndim
-
-    @property
-    def size(self) -> int:
-        return self.aval.size
+    @staticmethod
+    def from_primal_value(val: Any) -> SymbolicZero:
+        """The symbolic zero tangent of ``val`` (float0 for integers and booleans)."""
+        return SymbolicZero(ad.tangent_aval(core.get_aval(val)))
 
     def instantiate(self) -> Any:
         return lax_rules.zeros_like_aval(self.aval)
 
     def __repr__(self) -> str:
-        return f"SymbolicZero({self.aval.str_short()})"
+        # JAX prints the class name only, not the type.
+        return type(self).__name__
 
 
 @functools.lru_cache(maxsize=512)

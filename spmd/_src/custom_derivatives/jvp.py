@@ -112,6 +112,7 @@ class custom_jvp:
             return self.fun(*args)
         p = _trace_primal(self.fun, args, self.nondiff_argnums, name, "custom_jvp")
         rule = _JVPRule(self.jvp, name, p.nondiff, p.in_tree, p.out_tree, p.consts)
+        rule.symbolic_zeros = self.symbolic_zeros
         consts, leaves, call_jaxpr, out_tree = p.consts, p.leaves, p.jaxpr, p.out_tree
         outs = custom_jvp_call_p.bind(
             *consts,
@@ -135,6 +136,7 @@ class _JVPRule:
         self.jvp, self.fun_name, self.nondiff = jvp, fun_name, list(nondiff)
         self.in_tree, self.out_tree = in_tree, out_tree
         self.closure_consts = list(closure_consts)
+        self.symbolic_zeros = False
 
     def __repr__(self) -> str:
         return _fun_name(self.jvp)
@@ -194,7 +196,14 @@ class _JVPRule:
         for p, t in zip(po_leaves, to_leaves):
             want = ad.tangent_aval(core.get_aval(p))
             if isinstance(t, SymbolicZero):
-                tangents_out.append(Zero(want))
+                if not self.symbolic_zeros and ad.linearizing_joint[0]:
+                    # JAX takes a SymbolicZero from a rule defined without symbolic_zeros=True
+                    # under jvp, but under linearization (grad, vjp) it reaches the traced
+                    # program as a value, which it refuses with this error.
+                    raise TypeError(f"Argument '{t}' of type '{type(t)}' is not a valid JAX type")
+                # The zero keeps the rule's weak type (a weak zero instantiates weakly).
+                same = t.aval.shape == want.shape and t.aval.dtype == want.dtype
+                tangents_out.append(Zero(t.aval if same else want))
                 continue
             got = core.get_aval(t)
             if got.shape != want.shape or (got.dtype != want.dtype and not _float0_ok(got, want)):

@@ -209,6 +209,12 @@ def _joint_split_key(prim, params, p_avals, nonzero):
     return cache, key
 
 
+# Nonzero while a joint jvp rule is traced for linearization (grad, vjp, linearize): rules whose
+# checks differ there read it (custom_jvp's: JAX refuses a SymbolicZero from a rule defined
+# without symbolic_zeros only then).
+linearizing_joint = [0]
+
+
 def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     """Linearize a higher-order primitive from its joint jvp rule: trace the rule into one
     program, split it by partial evaluation into the primal part (evaluated now, on the parent
@@ -223,7 +229,11 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     def joint_fun(*args):
         ps, ts_nz = args[: len(primals)], iter(args[len(primals) :])
         ts = [next(ts_nz) if nz else t for t, nz in zip(tangents, nonzero)]
-        po, to = joint(list(ps), ts, **params)
+        linearizing_joint[0] += 1
+        try:
+            po, to = joint(list(ps), ts, **params)
+        finally:
+            linearizing_joint[0] -= 1
         po = po if prim.multiple_results else [po]
         to = to if prim.multiple_results else [to]
         return list(po) + [instantiate(t) for t in to]

@@ -126,9 +126,13 @@ def defbroadcasting(prim: core.Primitive) -> None:
 
 
 def zeros_like_aval(aval: ShapedArray) -> Any:
-    """A concrete zero of the given type (float0 zeros for int/bool tangents)."""
+    """A concrete zero of the given type (float0 zeros for int/bool tangents); a weakly typed
+    aval gets a weakly typed zero, as in JAX (jvp of a Python-scalar function stays weak)."""
     if aval.dtype == dtypes.float0:
         return core.make_concrete(np.zeros(aval.shape, dtypes.float0), False)
+    if aval.weak_type:
+        fill = core.make_concrete(dtypes.coerce_scalar(0, aval.dtype), True)
+        return _shape().broadcast_in_dim(fill, aval.shape, ())
     return _shape().full(aval.shape, 0, aval.dtype)
 
 
