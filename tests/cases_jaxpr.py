@@ -909,6 +909,16 @@ def nanvar_nanstd_are_jits(jax, jnp, lax):
 
 
 @case
+def sinc_spacing_heaviside_hypot(jax, jnp, lax):
+    # sinc, heaviside and hypot are jits selecting with the _where jit (sinc's value at 0 a
+    # custom_jvp Maclaurin term); spacing is not a jit but steps toward copysign(inf, x).
+    def f(x, h):
+        return jnp.sinc(x), jnp.spacing(x), jnp.heaviside(x, 0.5), jnp.hypot(x, 2.0), jnp.spacing(h)
+
+    return f, (np.array([0.0, 1.5, -2.0], np.float32), np.array([-1.0, 0.0], np.float16))
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -75,3 +75,26 @@ def test_nanvar_values_and_errors():
         jnp.nanstd(x, ddof=1, correction=1)
     with pytest.raises(ValueError, match="axis 2 is out of bounds"):
         jnp.nanvar(x, axis=2)
+
+
+def test_sinc_derivatives_at_zero_are_the_maclaurin_terms():
+    # JAX's values: sinc'(0) = 0 and sinc''(0) = -pi**2 / 3.
+    assert float(spmd.grad(jnp.sinc)(0.0)) == 0.0
+    np.testing.assert_allclose(spmd.grad(spmd.grad(jnp.sinc))(0.0), -3.2898684, rtol=1e-6)
+    np.testing.assert_allclose(
+        spmd.vmap(spmd.grad(jnp.sinc))(np.array([0.0, 1.5])), [0, 0.14147107]
+    )
+
+
+def test_heaviside_spacing_hypot_values():
+    x = np.array([0.0, 1.5, -2.0, np.nan], np.float32)
+    # JAX's values: NaN stays NaN in heaviside; float16 spacing steps toward +inf.
+    np.testing.assert_array_equal(jnp.heaviside(x, 0.5), [0.5, 1.0, 0.0, np.nan])
+    h = jnp.spacing(np.array([-1.0, 0.0], np.float16))
+    np.testing.assert_array_equal(h, np.array([4.883e-04, 5.960e-08], np.float16))
+    assert float(jnp.spacing(np.float32(0))) == np.float32(1.4012985e-45)
+    assert float(jnp.hypot(np.inf, np.nan)) == np.inf
+    with pytest.raises(ValueError, match="hypot is not defined for complex inputs"):
+        jnp.hypot(np.ones(2, np.complex64), 1.0)
+    with pytest.raises(TypeError, match="sinc requires ndarray or scalar arguments"):
+        jnp.sinc([0.0])

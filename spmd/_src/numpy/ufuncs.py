@@ -584,13 +584,17 @@ def hypot(x1, x2, /):
     inf = _const(a, np.inf)
     either_inf = lax.bitwise_or(lax.eq(a, inf), lax.eq(b, inf))
     big, small = lax.max(a, b), lax.min(a, b)
+    # JAX's order of operations: the outer test, then the inner one and its ones.
     zero = lax.eq(big, _const(big, 0))
-    safe = lax.select_n(zero, big, lax_shape.full_like(big, 1))
+    safe = _where_jit(lax.eq(big, _const(big, 0)), lax_shape.full_like(big, 1), big)
     ratio = lax.div(small, safe)
     scaled = lax.mul(big, lax.sqrt(lax.add(_const(big, 1), lax.square(ratio))))
-    out = lax.select_n(zero, scaled, big)
+    out = _where_jit(zero, big, scaled)
     # inf beats NaN here, as in NumPy: hypot(inf, nan) is inf.
-    return lax.select_n(either_inf, out, lax_shape.full_like(out, np.inf))
+    return _where_jit(either_inf, inf, out)
+
+
+hypot = _named_jit("hypot", hypot)
 
 
 def deg2rad(x, /):
@@ -633,17 +637,49 @@ fmin = _named_jit("fmin", fmin)
 
 
 def heaviside(x1, x2, /):
+    """0 for negative ``x1``, 1 for positive, ``x2`` at zero (and NaN for NaN ``x1``)."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    zero = _const(x1, 0)
-    return where_(lax.lt(x1, zero), zero, where_(lax.gt(x1, zero), _const(x1, 1), x2))
+    zero, one = _const(x1, 0), _const(x1, 1)
+    return _where_jit(
+        lax.lt(x1, zero),
+        zero,
+        _where_jit(lax.gt(x1, zero), one, _where_jit(isnan(x1), x1, x2)),
+    )
+
+
+heaviside = _named_jit("heaviside", heaviside)
+
+
+def _sinc_maclaurin_impl(k, x):
+    # The k-th derivative of sin(x)/x at 0, as a function of x (so that it has one).
+    if k % 2:
+        return lax.mul(x, _const(x, 0))
+    return lax.add(lax.mul(x, _const(x, 0)), _const(x, (-1) ** (k // 2) / (k + 1)))
+
+
+_sinc_maclaurin_impl.__name__ = "_sinc_maclaurin"  # the name jaxprs print, as JAX's
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin_impl, nondiff_argnums=(0,))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 def sinc(x, /):
+    """``sin(pi x) / (pi x)``, 1 at 0 (with the Maclaurin series' derivatives there)."""
+    check_arraylike("sinc", x)
     (x,) = promote_dtypes_inexact(x)
     eq_zero = lax.eq(x, _const(x, 0))
     pi_x = lax.mul(_const(x, np.pi), x)
-    safe = where_(eq_zero, _const(x, 1), pi_x)
-    return where_(eq_zero, _const(x, 1), lax.div(lax.sin(safe), safe))
+    safe = _where_jit(eq_zero, _const(x, 1), pi_x)
+    return _where_jit(eq_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe), safe))
+
+
+sinc = _named_jit("sinc", sinc)
 
 
 def where_(cond, x, y):
@@ -721,12 +757,16 @@ def clip(arr=None, /, min=None, max=None):
 
 
 def spacing(x, /):
-    """Distance from ``x`` to the nearest adjacent number of larger magnitude."""
+    """Distance from ``x`` to the nearest adjacent number of larger magnitude (for float16,
+    toward +inf, as JAX's)."""
     check_arraylike("spacing", x)
     (x,) = promote_dtypes_inexact(x)
-    inf = _const(x, np.inf)
-    toward = where_(lax.lt(x, _const(x, 0)), lax.neg(inf), inf)
-    return lax.sub(lax.nextafter(x, toward), x)
+    if x.dtype == np.float16:
+        return lax.sub(lax.nextafter(x, _const(x, np.inf)), x)
+    out = lax.sub(lax.nextafter(x, copysign(_const(x, np.inf), x)), x)
+    # Where nextafter flushes a subnormal step to zero, the smallest subnormal, signed.
+    tiny = _const(x, dtypes.finfo(x.dtype).smallest_subnormal)
+    return _where_jit(lax.eq(out, _const(out, 0)), copysign(tiny, x), out)
 
 
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
