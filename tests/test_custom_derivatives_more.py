@@ -252,3 +252,51 @@ def test_jvp_of_constant_function_has_weak_zero_tangent():
     assert t.weak_type and float(t) == 0.0
     _, t = spmd.jit(lambda x: spmd.jvp(spmd.lax.stop_gradient, (x,), (1.0,)))(1.0)
     assert t.weak_type and float(t) == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# defvjp(optimize_remat=...) and defjvps
+
+
+def _sin2_remat():
+    @spmd.custom_vjp
+    def orm(x):
+        return jnp.sin(x) * 2
+
+    orm.defvjp(lambda x: (orm(x), jnp.cos(x)), lambda r, g: (r * g * 3,), optimize_remat=True)
+    return orm
+
+
+def test_custom_vjp_optimize_remat():
+    orm = _sin2_remat()
+    assert orm.optimize_remat is True and spmd.custom_vjp(jnp.sin).optimize_remat is False
+    want = 3 * np.cos(np.float32(1.0))
+    _close(spmd.grad(orm)(1.0), want)
+    _close(spmd.jit(spmd.grad(orm))(1.0), want)
+    _close(spmd.grad(spmd.checkpoint(orm))(1.0), want)
+    _close(spmd.vmap(spmd.grad(orm))(jnp.arange(3.0)), 3 * np.cos(np.arange(3.0)))
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        spmd.jvp(orm, (1.0,), (1.0,))
+    with pytest.raises(NotImplementedError, match="symbolic_zeros"):
+        orm.defvjp(lambda x: (x, None), lambda r, g: (g,), symbolic_zeros=True, optimize_remat=True)
+
+
+def test_defjvps_with_one_function_per_argument():
+    f = spmd.custom_jvp(lambda x, y: x * y)
+    f.defjvps(lambda xd, ans, x, y: xd * y * 10, lambda yd, ans, x, y: yd * x * 100)
+    gx, gy = spmd.grad(f, (0, 1))(2.0, 3.0)
+    assert (float(gx), float(gy)) == (30.0, 200.0)
+    _, t = spmd.jvp(lambda x: f(x, 3.0), (2.0,), (1.0,))
+    assert float(t) == 30.0
+    g = spmd.custom_jvp(lambda x, y: x * y)
+    g.defjvps(None, lambda yd, ans, x, y: yd * x)
+    gx, gy = spmd.grad(g, (0, 1))(2.0, 3.0)
+    assert (float(gx), float(gy)) == (0.0, 2.0)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_defjvps_count_must_match_arguments(n):
+    f = spmd.custom_jvp(lambda x, y: x * y)
+    f.defjvps(*[lambda t, ans, x, y: t] * n)
+    with pytest.raises(ValueError, match=f"got {n} jvp functions .* called with 2 arguments"):
+        spmd.grad(f, (0, 1))(2.0, 3.0)

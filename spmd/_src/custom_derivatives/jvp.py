@@ -77,6 +77,13 @@ class custom_jvp:
             raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
 
         def jvp(primals, tangents):
+            if len(jvps) != len(tangents):
+                # JAX fails here too (a ValueError from zipping the two).
+                raise ValueError(
+                    f"defjvps for {_fun_name(self.fun)}: got {len(jvps)} jvp functions (or None) "
+                    f"but the function was called with {len(tangents)} arguments; give one per "
+                    "argument"
+                )
             primal_out = self(*primals)
             terms = [
                 fn(t, primal_out, *primals)

@@ -79,6 +79,7 @@ class custom_vjp:
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
         self.symbolic_zeros = False
+        self.optimize_remat = False
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -96,6 +97,14 @@ class custom_vjp:
         ``bwd(*nondiff_args, residuals, out_cotangent) -> tuple of argument cotangents``."""
         self.fwd, self.bwd = fwd, bwd
         self.symbolic_zeros = bool(symbolic_zeros)
+        # Recorded as JAX does; spmd's fwd is always traced whole, so there is nothing more to
+        # optimize (JAX's remat_opt equation is not reproduced in printed jaxprs).
+        self.optimize_remat = bool(optimize_remat)
+        if self.symbolic_zeros and self.optimize_remat:
+            raise NotImplementedError(
+                "custom_vjp.defvjp: optimize_remat=True does not support symbolic_zeros=True "
+                "(as in JAX)"
+            )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         name = _fun_name(self.fun)
