@@ -20,7 +20,7 @@ from spmd import lax
 from spmd._src import program_passes
 
 sys.path.insert(0, str(Path(__file__).parent / "golden_gen"))
-from solves_gen import CASES, ERRORS, flatten  # noqa: E402
+from solves_gen import CASES, ERRORS, JAXPRS, flatten  # noqa: E402
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "solves.json").read_text())["cases"]
 # Iterative solves and LU in float32: a few ulps apart from XLA's order of operations.
@@ -46,6 +46,11 @@ def test_error_matches_jax(name):
     with pytest.raises(getattr(__import__("builtins"), cls)) as info:
         thunk(spmd, jnp, lax)
     assert str(info.value).split("\n")[0] == want["message"]
+
+
+@pytest.mark.parametrize("name", sorted(JAXPRS))
+def test_jaxpr_text_matches_jax(name):
+    assert str(JAXPRS[name](spmd, jnp, lax)) == GOLDEN[name]["jaxpr"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -421,6 +421,12 @@ ERRORS = {
             lambda a: lax.custom_root(lambda x: x - a, 1.0, lambda f, x: x, lambda g, y: (y, y))
         )(1.0),
     ),
+    "root_tangent_solve_tree_no_grad": (
+        "TypeError",
+        lambda jax, jnp, lax: lax.custom_root(
+            lambda x: x - 1.0, 1.0, lambda f, x: x, lambda g, y: (y, y)
+        ),
+    ),
     "root_tangent_solve_shape": (
         "TypeError",
         lambda jax, jnp, lax: jax.grad(
@@ -429,6 +435,55 @@ ERRORS = {
             )
         )(1.0),
     ),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# make_jaxpr text: name -> thunk of (jax, jnp, lax) giving the closed jaxpr
+
+
+def _scaled(lax, s):
+    return lambda b: lax.custom_linear_solve(
+        lambda x: s * x, b, lambda mv, y: y / s, lambda vm, y: y / s
+    )
+
+
+JAXPRS = {
+    "jaxpr_transpose_solve": lambda jax, jnp, lax: jax.make_jaxpr(lambda s, b: _scaled(lax, s)(b))(
+        jnp.array(3.0), jnp.ones(2)
+    ),
+    "jaxpr_jvp": lambda jax, jnp, lax: jax.make_jaxpr(
+        lambda s, b: jax.jvp(lambda s, b: _scaled(lax, s)(b), (s, b), (1.0, jnp.ones(2)))
+    )(jnp.array(3.0), jnp.ones(2)),
+    "jaxpr_vmap": lambda jax, jnp, lax: jax.make_jaxpr(
+        jax.vmap(lambda s, b: _scaled(lax, s)(b), (0, None))
+    )(jnp.ones(3), jnp.ones(2)),
+    "jaxpr_has_aux": lambda jax, jnp, lax: jax.make_jaxpr(
+        lambda b: lax.custom_linear_solve(
+            lambda x: 2.0 * x, b, lambda mv, y: (y / 2.0, y.sum()), has_aux=True
+        )
+    )(jnp.ones(2)),
+    "jaxpr_symmetric": lambda jax, jnp, lax: jax.make_jaxpr(
+        lambda b: lax.custom_linear_solve(
+            lambda x: 2.0 * x, b, lambda mv, y: y / 2.0, symmetric=True
+        )
+    )(jnp.ones(2)),
+    # custom_root's operands: f's constants, solve's (in order of use), f's and tangent_solve's.
+    "jaxpr_root": lambda jax, jnp, lax: jax.make_jaxpr(
+        lambda a: lax.custom_root(
+            lambda x: x * x - a,
+            1.0,
+            lambda f, x0: lax.while_loop(
+                lambda x: jnp.abs(f(x)) > 1e-6, lambda x: x - f(x) / (2 * x), x0
+            ),
+            lambda g, y: y / g(1.0),
+        )
+    )(2.0),
+    "jaxpr_root_consts": lambda jax, jnp, lax: jax.make_jaxpr(
+        lambda a, b, c: lax.custom_root(
+            lambda x: x - a, 1.0, lambda f, x: x * b + f(x), lambda g, y: y * c
+        )
+    )(1.0, 3.0, 4.0),
 }
 
 
@@ -451,6 +506,8 @@ def main() -> None:
                 problems.append(f"{name}: raised {type(e).__name__}: {e}")
             continue
         problems.append(f"{name}: expected {cls}, got a result")
+    for name, thunk in JAXPRS.items():
+        golden[name] = {"jaxpr": str(thunk(jax, jnp, lax))}
     write_golden(OUT, golden, jax.__version__, problems)
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from spmd._src import core
 from spmd._src import tree_util as tu
 from spmd._src.core import ClosedJaxpr, Var
@@ -24,6 +26,7 @@ from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import rules
+from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
 
 
@@ -83,17 +86,21 @@ def custom_linear_solve(
 
     (s_jaxpr, s_consts), aux_tree = traced_solve(solve, matvec, "solve")
     if symmetric:
+        # The transpose solve is solve, traced again (as JAX does) with vecmat = matvec.
         vm_jaxpr, vm_consts = mv_jaxpr, mv_consts
-        ts_jaxpr, ts_consts = s_jaxpr, s_consts
+        (ts_jaxpr, ts_consts), _ = traced_solve(solve, matvec, "transpose_solve")
     elif transpose_solve is not None:
-        nc = len(mv_consts)
-        vm_jaxpr = common.transpose_jaxpr(mv_jaxpr, [False] * nc + [True] * nb, [True] * nb)
-        vm_consts = mv_consts
+        # vecmat is matvec's linear transpose: what matvec computes from its constants alone
+        # runs here, and vecmat takes the results as its constants (as JAX builds it).
+        from spmd._src.linear_transpose import linear_transpose  # lazy: a layer above lax
+
+        transposed = linear_transpose(matvec, b)
 
         def vecmat(y):
-            cts = core.eval_jaxpr(vm_jaxpr.jaxpr, vm_jaxpr.consts, *vm_consts, *tu.tree_leaves(y))
-            return tu.tree_unflatten(tree, cts)
+            return transposed(y)[0]
 
+        vm_closed, _ = common.trace_tree_fun(vecmat, args_tree, avals, "custom_linear_solve")
+        vm_jaxpr, vm_consts = common.hoist_consts(vm_closed)
         (ts_jaxpr, ts_consts), _ = traced_solve(transpose_solve, vecmat, "transpose_solve")
     else:
         vm_jaxpr = ts_jaxpr = None
@@ -160,7 +167,7 @@ def _linear_solve_batch_rule(axis_data, vals, dims, *, const_lengths, jaxprs):
         [x if d is None else rules.moveaxis(x, d, 0) for x, d in zip(g, dg)]
         for g, dg in zip(groups[:4], dgroups[:4])
     ]
-    b = [rules.bdim_at_front(x, d, size) for x, d in zip(groups[4], dgroups[4])]
+    b = [_at_front(x, d, size) for x, d in zip(groups[4], dgroups[4])]
     cb = [[d is not None for d in dg] for dg in dgroups[:4]]
 
     def batch(closed, consts_batched, with_aux):
@@ -183,6 +190,14 @@ def _linear_solve_batch_rule(axis_data, vals, dims, *, const_lengths, jaxprs):
     return out, [0] * nb + [0 if a else None for a in aux_b]
 
 
+def _at_front(x, d, size):
+    if d is not None:
+        return rules.moveaxis(x, d, 0)
+    # Broadcast with NumPy-computed dimensions, as JAX's rule (its jaxprs print np.int64s).
+    dims = tuple(np.arange(1, np.ndim(x) + 1))
+    return lax_shape.broadcast_in_dim(x, (size, *np.shape(x)), dims)
+
+
 def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
     # x = A^-1 b, so x' = A^-1 (b' - A' x): A' is matvec differentiated in its constants only.
     # The constants of solve and transpose_solve get no derivative: the solve is implicit.
@@ -198,11 +213,12 @@ def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
         return out, [Zero(ad.tangent_aval(a)) for a in out_avals]
     rhs = [ad.instantiate(t) for t in b_t]
     if any(mv_nz):
-        jvp, out_nz = common.jvp_jaxpr(jaxprs.matvec, mv_nz + [False] * nb)
-        nz_t = [t for t, nz in zip(mv_t, mv_nz) if nz]
-        res = core.eval_jaxpr(jvp.jaxpr, jvp.consts, *groups[0], *x, *nz_t)
-        dmv = iter(res[nb:])
-        rhs = [lax_ew.sub(r, next(dmv)) if nz else r for r, nz in zip(rhs, out_nz)]
+        mv = jaxprs.matvec
+        x_t = [Zero(ad.tangent_aval(a)) for a in mv.in_avals[len(mv_t) :]]
+        _, dmv = ad.jvp_flat(
+            lambda *xs: core.eval_jaxpr(mv.jaxpr, mv.consts, *xs), [*groups[0], *x], [*mv_t, *x_t]
+        )
+        rhs = [r if type(d) is Zero else rules.add_any(r, lax_ew.neg(d)) for r, d in zip(rhs, dmv)]
     ops = [x for g in groups[:4] for x in g] + rhs
     x_dot = linear_solve_p.bind(*ops, const_lengths=const_lengths, jaxprs=jaxprs)[:nb]
     return out, list(x_dot) + [Zero(ad.tangent_aval(a)) for a in out_avals[nb:]]
@@ -223,6 +239,28 @@ def _linear_solve_transpose(cts, *args, const_lengths, jaxprs):
     lengths, swapped, consts = _transposed(const_lengths, jaxprs, groups)
     out = linear_solve_p.bind(*consts, *ct_x, const_lengths=lengths, jaxprs=swapped)
     return [None] * nconsts + list(out[: len(b)])
+
+
+class _Printed:
+    """A parameter printed as given text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _pp_params(params: dict) -> list[tuple[str, Any]]:
+    # JAX prints the jaxprs as its named tuple's repr: each jaxpr as printed on its own.
+    jaxprs = params["jaxprs"]
+    fields = ", ".join(
+        f"{k}={'None' if j is None else str(j)}" for k, j in zip(jaxprs._fields, jaxprs)
+    )
+    return [
+        ("const_lengths", params["const_lengths"]),
+        ("jaxprs", _Printed(f"_LinearSolveTuple({fields})")),
+    ]
 
 
 def _solve_call(const_lengths, jaxprs) -> ClosedJaxpr:
@@ -265,6 +303,7 @@ linear_solve_p.def_abstract_eval(_linear_solve_abstract_eval)
 batching.primitive_batchers[linear_solve_p] = _linear_solve_batch_rule
 ad.primitive_joint_jvps[linear_solve_p] = _linear_solve_jvp
 ad.primitive_transposes[linear_solve_p] = _linear_solve_transpose
+core.pp_param_rules[linear_solve_p] = _pp_params
 # Sharding propagation looks through to the solve that runs.
 sharding_rules.call_jaxprs[linear_solve_p] = lambda eqn: _solve_call(**eqn.params).jaxpr
 
@@ -298,51 +337,59 @@ def custom_root(
     f_closed, f_out = common.trace_tree_fun(f, args_tree, avals, "custom_root")
     _check_tree("f", "initial_guess", tu.tree_structure(f_out), tree)
     f_jaxpr, f_consts = common.hoist_consts(f_closed)
+    nf = len(f_consts)
+    f_avals = [core.get_aval(c) for c in f_consts]
 
     def f_flat(consts: list, x: list) -> list:
         return core.eval_jaxpr(f_jaxpr.jaxpr, [], *consts, *x)
 
-    def f_of(consts: list) -> Callable:
-        return lambda x: tu.tree_unflatten(tree, f_flat(consts, tu.tree_leaves(x)))
-
-    def solve_call(consts, x0):
-        out = solve(f_of(list(consts)), x0)
+    # solve takes the user's f: its constants are what it (and f through it) closes over.
+    def solve_call(x0):
+        out = solve(f, x0)
         if has_aux:
             root, aux = out
             return root, aux
         return out
 
-    s_tree = tu.tree_structure((list(f_consts), initial_guess))
-    s_avals = [core.get_aval(c) for c in f_consts] + avals
-    s_closed, s_out = common.trace_tree_fun(solve_call, s_tree, s_avals, "custom_root")
+    s_closed, s_out = common.trace_tree_fun(solve_call, args_tree, avals, "custom_root")
     _check_tree("solve", "initial_guess", tu.tree_structure(s_out[0] if has_aux else s_out), tree)
     aux_tree = tu.tree_structure(s_out[1]) if has_aux else None
     s_jaxpr, s_consts = common.hoist_consts(s_closed)
 
-    def _custom_root(fc, sc, x0):
-        return core.eval_jaxpr(s_jaxpr.jaxpr, [], *sc, *fc, *x0)
+    # tangent_solve is traced now (its errors come at the call, as JAX's) with the linear map
+    # v -> f_x(x) v; its constants are f's followed by its own.
+    def ts_call(fc, x, y):
+        def lin(v):
+            _, t = api_jvp(lambda xs: f_flat(list(fc), xs), (list(x),), (tu.tree_leaves(v),))
+            return tu.tree_unflatten(tree, t)
+
+        sol = tangent_solve(lin, tu.tree_unflatten(tree, list(y)))
+        _check_tree("tangent_solve", "x", tu.tree_structure(sol), tree)
+        return sol
+
+    ts_tree = tu.tree_structure((list(f_avals), list(avals), list(avals)))
+    ts_closed, _ = common.trace_tree_fun(ts_call, ts_tree, f_avals + avals + avals, "custom_root")
+    ts_jaxpr, ts_own = common.hoist_consts(ts_closed)
+
+    def _custom_root(fc, sc, tc, x0):
+        return core.eval_jaxpr(s_jaxpr.jaxpr, [], *sc, *x0)
 
     def _root_jvp(primals, tangents):
-        fc, sc, x0 = primals
-        outs = _custom_root(fc, sc, x0)
+        fc, sc, tc, x0 = primals
+        outs = fn(fc, sc, tc, x0)
         root = outs[:nx]
         # f(root(p), p) = 0, so f_x root' = -f_p p': the right-hand side is f's derivative in
         # its constants at the root.
         _, rhs = api_jvp(lambda c: f_flat(c, root), (list(fc),), (list(tangents[0]),))
-
-        def lin(v):
-            _, t = api_jvp(lambda x: f_flat(list(fc), x), (root,), (tu.tree_leaves(v),))
-            return tu.tree_unflatten(tree, t)
-
-        sol = tangent_solve(lin, tu.tree_unflatten(tree, rhs))
-        _check_tree("tangent_solve", "x", tu.tree_structure(sol), tree)
-        root_dot = [lax_ew.neg(t) for t in tu.tree_leaves(sol)]
+        ts_args = [*tc[nf:], *tc[:nf], *root, *rhs]
+        sol = core.eval_jaxpr(ts_jaxpr.jaxpr, [], *ts_args)
+        root_dot = [lax_ew.neg(t) for t in sol]
         aux_dot = [rules.zeros_like_aval(ad.tangent_aval(core.get_aval(a))) for a in outs[nx:]]
         return outs, root_dot + aux_dot
 
     fn = custom_jvp(_custom_root)
     fn.defjvp(_root_jvp)
-    outs = fn(list(f_consts), list(s_consts), list(leaves))
+    outs = fn(list(f_consts), list(s_consts), [*f_consts, *ts_own], list(leaves))
     root = tu.tree_unflatten(tree, outs[:nx])
     if has_aux:
         aux = tu.tree_unflatten(aux_tree, [lax_ew.stop_gradient(a) for a in outs[nx:]])
