@@ -300,3 +300,65 @@ def test_defjvps_count_must_match_arguments(n):
     f.defjvps(*[lambda t, ans, x, y: t] * n)
     with pytest.raises(ValueError, match=f"got {n} jvp functions .* called with 2 arguments"):
         spmd.grad(f, (0, 1))(2.0, 3.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_vjp: what bwd and fwd may return
+
+
+def _times2_vjp(bwd, fwd=lambda x: (x * 2.0, None)):
+    f = spmd.custom_vjp(lambda x: x * 2.0)
+    f.defvjp(fwd, bwd)
+    return f
+
+
+@pytest.mark.parametrize(
+    "ct,dtype,weak",
+    [
+        (lambda: jnp.ones((), jnp.int32), np.int32, False),
+        (lambda: jnp.ones((), jnp.float16), np.float16, False),
+        (lambda: np.ones((), np.float64), np.float32, False),  # canonicalized, as under jit
+        (lambda: 3.0, np.float32, True),
+        (lambda: 3, np.int32, True),
+    ],
+)
+def test_bwd_cotangent_keeps_its_dtype(ct, dtype, weak):
+    # JAX does not cast what bwd returns to the input's dtype (jit(grad) gives these dtypes).
+    f = _times2_vjp(lambda r, g: (ct(),))
+    for run in [
+        lambda: spmd.grad(f)(1.0),
+        lambda: spmd.grad(f)(jnp.float32(1.0)),
+        lambda: spmd.jit(spmd.grad(f))(1.0),
+        lambda: spmd.vjp(f, 1.0)[1](1.0)[0],
+    ]:
+        g = run()
+        assert g.dtype == dtype and g.weak_type == weak
+        assert float(g) == float(ct())
+    g = spmd.vmap(spmd.grad(f))(jnp.ones(2))
+    assert g.dtype == dtype and g.shape == (2,)
+
+
+def test_bwd_output_errors():
+    ok_fwd = lambda x, y: (x * y, (x, y))  # noqa: E731
+
+    def grad_with(bwd):
+        f = spmd.custom_vjp(lambda x, y: x * y)
+        f.defvjp(ok_fwd, bwd)
+        return spmd.grad(f)(2.0, 3.0)
+
+    structure = "Custom VJP bwd rule must produce an output with the same container"
+    for bwd in [lambda r, g: g, lambda r, g: (g,), lambda r, g: (g, g, g), lambda r, g: None]:
+        with pytest.raises(TypeError, match=structure):
+            grad_with(bwd)
+    with pytest.raises(ValueError, match=r"at output\[0\] .* float32\[2\] .* float32\[\]"):
+        grad_with(lambda r, g: (jnp.ones(2), g))
+    # A list of the right length is taken as the tuple; None is a zero cotangent.
+    assert float(grad_with(lambda r, g: [g * r[1], g])) == 3.0
+    assert float(grad_with(lambda r, g: (None, g))) == 0.0
+
+
+@pytest.mark.parametrize("res", ["s", len])
+def test_fwd_residual_must_be_an_array(res):
+    f = _times2_vjp(lambda r, g: (g,), fwd=lambda x: (x * 2.0, res))
+    with pytest.raises(TypeError, match="is not a valid JAX type: custom VJP fwd rule <lambda>"):
+        spmd.grad(f)(1.0)

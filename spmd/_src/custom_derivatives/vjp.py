@@ -218,9 +218,10 @@ class _FwdRule:
         res_leaves, res_tree = tu.tree_flatten(res)
         for r in res_leaves:
             if not core.valid_jaxtype(r):
+                # JAX's words first, then which rule produced the value.
                 raise TypeError(
-                    f"Custom VJP fwd rule {fname} for function {self.fun_name} produced a "
-                    f"residual of type {type(r).__name__}, which is not an array type; keep "
+                    f"Argument '{r}' of type {type(r)} is not a valid JAX type: custom VJP fwd "
+                    f"rule {fname} for function {self.fun_name} returned it as a residual; keep "
                     "non-array values out of the residuals (use nondiff_argnums)."
                 )
         return out_leaves, res_leaves, res_tree
@@ -299,7 +300,9 @@ def _check_bwd_output(out: Any, in_tree, in_avals: Sequence[ShapedArray]) -> lis
                 f"output of type {got.str_short(False)} corresponding to an input of type "
                 f"{aval.str_short(False)}, so the shapes do not match"
             )
-        result.append(_to_value(ct, want.dtype))
+        # As in JAX, the cotangent keeps the dtype the bwd rule gave it (canonicalized; a
+        # Python scalar is weakly typed): it is not cast to the input's tangent dtype.
+        result.append(_to_value(ct))
     return result
 
 
