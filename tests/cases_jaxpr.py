@@ -919,6 +919,36 @@ def sinc_spacing_heaviside_hypot(jax, jnp, lax):
 
 
 @case
+def floor_divide_is_a_jit(jax, jnp, lax):
+    # Signs compared with sign; a float x // 0 divides x itself (so it is +-inf); // calls it.
+    def f(x, i):
+        return (
+            jnp.floor_divide(x, 2.0),
+            jnp.floor_divide(i, 3),
+            x // 1.5,
+            jnp.floor_divide(i, i[::-1]),
+            jnp.floor_divide(i.astype(jnp.uint8), 2),
+        )
+
+    return f, (np.array([0.0, 1.5, -2.0], np.float32), np.array([5, -7, 0], np.int32))
+
+
+I3 = np.array([12, -18, 0], np.int32)
+
+
+@case
+def gcd_is_a_jit_around_a_while_loop(jax, jnp, lax):
+    # Euclid's steps until every divisor is zero (one loop here: JAX shares a loop body
+    # traced twice with the same types, which spmd's while_loop does not cache).
+    return (lambda a, b: jnp.gcd(a, b)), (I3, I3[::-1].copy())
+
+
+@case
+def lcm_is_a_jit_calling_gcd_and_floor_divide(jax, jnp, lax):
+    return (lambda a: jnp.lcm(a, 4)), (I3,)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

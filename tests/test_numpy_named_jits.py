@@ -98,3 +98,22 @@ def test_heaviside_spacing_hypot_values():
         jnp.hypot(np.ones(2, np.complex64), 1.0)
     with pytest.raises(TypeError, match="sinc requires ndarray or scalar arguments"):
         jnp.sinc([0.0])
+
+
+def test_floor_divide_gcd_lcm_values_and_errors():
+    # JAX's values: x // 0 is +-inf (NaN for 0 // 0); integer // 0 follows XLA (-1, step down).
+    np.testing.assert_array_equal(
+        jnp.floor_divide(np.array([1.0, -1.0, 0.0], np.float32), 0.0), [np.inf, -np.inf, np.nan]
+    )
+    np.testing.assert_array_equal(jnp.floor_divide(np.array([5, -5, 0], np.int32), 0), [-2, -2, -1])
+    a = np.array([12, -18, 0, 7], np.int32)
+    b = np.array([0, -18, 12, 21], np.int32)
+    np.testing.assert_array_equal(jnp.gcd(a, b), [12, 18, 12, 7])
+    np.testing.assert_array_equal(jnp.lcm(a, b), [0, 18, 0, 21])
+    np.testing.assert_array_equal(spmd.vmap(jnp.gcd)(a, b), [12, 18, 12, 7])
+    with pytest.raises(ValueError, match="Arguments to jax.numpy.gcd must be integers"):
+        jnp.gcd(1.0, 2)
+    with pytest.raises(ValueError, match="Arguments to jax.numpy.lcm must be integers"):
+        jnp.lcm(np.ones(2, np.float32), 2)
+    with pytest.raises(TypeError, match="floor_divide does not support complex"):
+        jnp.floor_divide(np.ones(2, np.complex64), 2)

@@ -412,23 +412,25 @@ def floor_divide(x1, x2, /):
         if dtypes.issubdtype(dt, np.unsignedinteger):
             return lax.div(x1, x2)
         q = lax.div(x1, x2)
-        zero = _const(x1, 0)
         # C division truncates; step down where the signs differ and it was inexact.
         fix = lax.bitwise_and(
-            lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)), lax.ne(lax.rem(x1, x2), zero)
+            lax.ne(lax.sign(x1), lax.sign(x2)), lax.ne(lax.rem(x1, x2), _const(x1, 0))
         )
-        q, fix = promote_shapes("floor_divide", q, fix)
-        return lax.select_n(fix, q, lax.sub(q, _const(q, 1)))
+        return _where_jit(fix, lax.sub(q, _const(q, 1)), q)
     if dtypes.is_complex(dt):
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
 
 
+floor_divide = _named_jit("floor_divide", floor_divide)
+
+
 def _float_divmod(x1, x2):
     mod = lax.rem(x1, x2)
-    div = lax.div(lax.sub(x1, mod), x2)
+    # x1 itself where x2 is 0, so that x // 0 is +-inf (NaN for 0 // 0), as JAX's.
+    div = lax.div(_where_jit(lax.eq(x2, _const(x2, 0)), x1, lax.sub(x1, mod)), x2)
     zero = _const(mod, 0)
-    ind = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(x2, zero), lax.lt(mod, zero)))
+    ind = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(x2), lax.sign(mod)))
     mod = lax.select_n(ind, mod, lax.add(mod, x2))
     div = lax.select_n(ind, div, lax.sub(div, _const(div, 1)))
     return lax.round(div), mod
@@ -854,30 +856,48 @@ def frexp(x, /):
     return mantissa, lax.convert_element_type(exponent, np.int32)
 
 
+def _gcd_cond(xs):
+    from spmd._src.numpy.reductions import any as any_
+
+    return any_(lax.ne(xs[1], _const(xs[1], 0)))
+
+
+def _gcd_body(xs):
+    x1, x2 = xs
+    nz = lax.ne(x2, _const(x2, 0))
+    x1 = _where_jit(nz, x2, x1)
+    x2 = _where_jit(lax.ne(x2, _const(x2, 0)), lax.rem(xs[0], x2), _const(x2, 0))
+    # The larger first again (an elementwise swap).
+    return _where_jit(lax.lt(x1, x2), x2, x1), _where_jit(lax.lt(x1, x2), x1, x2)
+
+
 def gcd(x1, x2, /):
     """Greatest common divisor of integers (non-negative)."""
+    from spmd._src.lax.control_flow.while_loop import while_loop
+
     x1, x2 = promote_args_numeric("gcd", x1, x2)
     if not dtypes.is_int(x1.dtype):
-        raise TypeError(f"gcd requires integer arguments, got {x1.dtype.name}")
-    a, b = _broadcast_all("gcd", lax.abs(x1), lax.abs(x2))
-    zero = _const(a, 0)
-    # Euclid's algorithm, unrolled: the number of steps is bounded by the bit width
-    # (consecutive Fibonacci numbers are the worst case).
-    for _ in range(int(1.45 * x1.dtype.itemsize * 8) + 2):
-        nz = lax.ne(b, zero)
-        safe_b = where_(nz, b, _const(b, 1))
-        a, b = where_(nz, b, a), where_(nz, lax.rem(a, safe_b), zero)
-    return a
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = _broadcast_all("gcd", x1, x2)
+    # Euclid's algorithm in a while loop until every divisor is zero, as JAX's.
+    return while_loop(_gcd_cond, _gcd_body, (lax.abs(x1), lax.abs(x2)))[0]
+
+
+gcd = _named_jit("gcd", gcd)
 
 
 def lcm(x1, x2, /):
     """Least common multiple of integers (non-negative)."""
     x1, x2 = promote_args_numeric("lcm", x1, x2)
+    if not dtypes.is_int(x1.dtype):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    x1, x2 = lax.abs(x1), lax.abs(x2)
     d = gcd(x1, x2)
     zero = _const(d, 0)
-    safe = where_(lax.eq(d, zero), _const(d, 1), d)
-    out = lax.mul(lax.abs(x1), lax.div(lax.abs(x2), safe))
-    return where_(lax.eq(d, zero), zero, out)
+    return _where_jit(lax.eq(d, zero), zero, lax.mul(x1, floor_divide(x2, d)))
+
+
+lcm = _named_jit("lcm", lcm)
 
 
 def _i0_impl(x):
