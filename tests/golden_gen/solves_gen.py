@@ -320,6 +320,21 @@ def root_vector(jax, jnp, lax):
     }
 
 
+def root_batched_guess(jax, jnp, lax):
+    """vmap over the initial guess alone: the root is batched, its derivative too."""
+    newton = _newton(jax, lax)
+
+    def r(a, x0):
+        return lax.custom_root(lambda x: x**3 - a, x0, newton, lambda g, y: y / g(1.0))
+
+    x0 = jnp.array([1.0, 3.0])
+    return {
+        "vmap": jax.vmap(r, (None, 0))(8.0, x0),
+        "vmap_grad": jax.vmap(jax.grad(r), (None, 0))(8.0, x0),
+        "grad_x0": jax.grad(r, 1)(8.0, 1.0),
+    }
+
+
 def root_has_aux(jax, jnp, lax):
     """solve returns (root, aux): aux gets a zero derivative."""
     newton = _newton(jax, lax)
@@ -356,6 +371,7 @@ CASES = {
         root_cbrt,
         root_two_params,
         root_second_order,
+        root_batched_guess,
         root_vector,
         root_has_aux,
     ]
@@ -402,6 +418,14 @@ ERRORS = {
         lambda jax, jnp, lax: jax.grad(
             lambda b: jnp.sum(lax.custom_linear_solve(lambda x: 2.0 * x, b, lambda mv, y: y / 2.0))
         )(_b(jnp)),
+    ),
+    "ls_b_not_an_array": (
+        "TypeError",
+        lambda jax, jnp, lax: lax.custom_linear_solve(lambda x: x, "abc", lambda mv, y: y),
+    ),
+    "root_guess_not_an_array": (
+        "TypeError",
+        lambda jax, jnp, lax: lax.custom_root(lambda x: x, "abc", lambda f, x: x, lambda g, y: y),
     ),
     "root_solve_tree": (
         "TypeError",

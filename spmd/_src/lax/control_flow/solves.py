@@ -63,7 +63,7 @@ def custom_linear_solve(
     """
     _register_inline_rule()
     leaves, tree = tu.tree_flatten(b)
-    avals = common.avals_of(leaves, "custom_linear_solve")
+    avals = _avals(leaves)
     nb = len(leaves)
     args_tree = tu.tree_structure((b,))  # the functions take b (or x) as their one argument
 
@@ -114,6 +114,16 @@ def custom_linear_solve(
     if has_aux:
         return x, tu.tree_unflatten(aux_tree, out[nb:])
     return x
+
+
+def _avals(leaves: list) -> list:
+    out = []
+    for x in leaves:
+        try:
+            out.append(core.get_aval(x))
+        except TypeError:
+            raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type") from None
+    return out
 
 
 def _check_shapes(name: str, got: list, want: list) -> None:
@@ -330,7 +340,7 @@ def custom_root(
     from spmd._src.custom_derivatives.jvp import custom_jvp  # lazy: as above
 
     leaves, tree = tu.tree_flatten(initial_guess)
-    avals = common.avals_of(leaves, "custom_root")
+    avals = _avals(leaves)
     nx = len(leaves)
     args_tree = tu.tree_structure((initial_guess,))
 
