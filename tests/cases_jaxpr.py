@@ -949,6 +949,16 @@ def lcm_is_a_jit_calling_gcd_and_floor_divide(jax, jnp, lax):
 
 
 @case
+def ldexp_and_frexp_are_jits(jax, jnp, lax):
+    # ldexp goes through frexp (a jit around the custom_jvp _frexp) and a power of two; the
+    # float16 exponent is computed in int16 and returned as int32.
+    def f(x, e):
+        return jnp.ldexp(x, e), jnp.ldexp(e, 2), jnp.frexp(x.astype(jnp.float16))
+
+    return f, (np.array([0.0, 1.5, -2.0], np.float32), np.array([1, -2, 200], np.int32))
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

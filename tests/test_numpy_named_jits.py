@@ -117,3 +117,21 @@ def test_floor_divide_gcd_lcm_values_and_errors():
         jnp.lcm(np.ones(2, np.float32), 2)
     with pytest.raises(TypeError, match="floor_divide does not support complex"):
         jnp.floor_divide(np.ones(2, np.complex64), 2)
+
+
+def test_ldexp_frexp_values_and_errors():
+    x = np.array([0.0, 1.5, -2.0, np.inf], np.float32)
+    # JAX's values; the mantissa's tangent is dx * 2**-exponent.
+    np.testing.assert_array_equal(
+        jnp.ldexp(x, np.array([1, -2, 200, 3])), [0, 0.375, -np.inf, np.inf]
+    )
+    m, e = jnp.frexp(x[:3])
+    np.testing.assert_array_equal(m, [0.0, 0.75, -0.5])
+    np.testing.assert_array_equal(e, [0, 1, 2])
+    _, t = spmd.jvp(lambda y: jnp.frexp(y)[0], (x[:3],), (np.ones(3, np.float32),))
+    np.testing.assert_array_equal(t, [1.0, 0.5, 0.25])
+    np.testing.assert_array_equal(spmd.grad(lambda y: jnp.ldexp(y, 3).sum())(x[:3]), [1, 8, 8])
+    with pytest.raises(ValueError, match="ldexp not supported for input types"):
+        jnp.ldexp(1.0, 2.0)
+    with pytest.raises(TypeError, match="frexp does not support complex"):
+        jnp.frexp(np.ones(2, np.complex64))

@@ -809,17 +809,68 @@ def modf(x, /, out=None):
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` for an integer ``x2``."""
     check_arraylike("ldexp", x1, x2)
-    x2 = to_array(x2)
-    if not (dtypes.is_int(x2.dtype) or x2.dtype == np.bool_):
-        raise TypeError(f"ldexp: the exponent must be an integer array, got {x2.dtype.name}")
+    dt1, dt2 = dtypes.dtype(x1, canonicalize=True), dtypes.dtype(x2, canonicalize=True)
+    if not (dtypes.is_int(dt2) or dt2 == np.bool_):
+        raise ValueError(f"ldexp not supported for input types {(dt1, dt2)}")
     (x1,) = promote_dtypes_inexact(x1)
-    x1, x2 = promote_shapes("ldexp", x1, x2)
-    # Two steps of 2**(e/2) keep each factor finite where 2**e alone would overflow.
-    half = lax.shift_right_arithmetic(x2, _const(x2, 1))
-    rest = lax.sub(x2, half)
-    f1 = lax.exp2(lax.convert_element_type(half, x1.dtype))
-    f2 = lax.exp2(lax.convert_element_type(rest, x1.dtype))
-    return lax.mul(lax.mul(x1, f1), f2)
+    x2 = lax.convert_element_type(x2, x1.dtype)
+    # JAX's steps: the mantissa and exponent of x1, the mantissa doubled where the exponent
+    # is positive (so 2**e stays finite one step longer), x1 itself at 0 and infinities.
+    m, e = frexp(x1)
+    e = lax.add(lax.convert_element_type(e, x1.dtype), x2)
+    m = _where_jit(lax.gt(e, _const(e, 0)), lax.mul(m, _const(m, 2)), m)
+    e = _where_jit(lax.gt(e, _const(e, 0)), lax.sub(e, _const(e, 1)), e)
+    out = lax.mul(m, lax.pow(_const(e, 2), e))
+    special = lax.bitwise_or(isinf(x1), lax.eq(x1, _const(x1, 0)))
+    return _where_jit(special, x1, out)
+
+
+ldexp = _named_jit("ldexp", ldexp)
+
+
+def _frexp_impl(x):
+    info = dtypes.finfo(x.dtype)
+    nmant, nbits = info.nmant, info.bits
+    itype = np.dtype(f"int{nbits}")
+    exp_bits = nbits - 1 - nmant
+    bias = (1 << (exp_bits - 1)) - 1
+
+    def iconst(v):
+        return Array(np.asarray(v).astype(itype))
+
+    # Subnormals are scaled into the normal range first (and their exponent lowered).
+    is_sub = lax.lt(lax.abs(x), _const(x, info.smallest_normal))
+    xs = _where_jit(is_sub, lax.mul(x, _const(x, 2.0**nmant)), x)
+    shift = _where_jit(is_sub, iconst(-nmant), iconst(0))
+    bits = lax.bitcast_convert_type(xs, itype)
+    field = lax.bitwise_and(
+        lax.shift_right_arithmetic(bits, iconst(nmant)), iconst((1 << exp_bits) - 1)
+    )
+    exponent = lax.add(shift, lax.add(lax.sub(field, iconst(bias)), iconst(1)))
+    keep = iconst(~(((1 << exp_bits) - 1) << nmant))
+    mant_bits = lax.bitwise_or(lax.bitwise_and(bits, keep), iconst((bias - 1) << nmant))
+    mantissa = lax.bitcast_convert_type(mant_bits, x.dtype)
+    special = lax.bitwise_or(lax.bitwise_or(isinf(x), isnan(x)), lax.eq(x, _const(x, 0)))
+    exponent = _where_jit(special, lax_shape.full_like(exponent, 0), exponent)
+    mantissa = _where_jit(special, x, mantissa)
+    if exponent.dtype != np.int32:
+        exponent = lax.convert_element_type(exponent, np.int32)
+    return mantissa, exponent
+
+
+_frexp_impl.__name__ = "_frexp"  # the name jaxprs print, as JAX's
+_frexp = custom_jvp(_frexp_impl)
+
+
+def _frexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    mantissa, exponent = _frexp(x)
+    # d(mantissa) = dx * 2**-exponent; the integer exponent has no tangent.
+    scale = lax.exp2(lax.neg(lax.convert_element_type(exponent, x.dtype)))
+    return (mantissa, exponent), (lax.mul(t, scale), np.zeros(exponent.shape, dtypes.float0))
+
+
+_frexp.defjvp(_frexp_jvp)
 
 
 def frexp(x, /):
@@ -828,32 +879,10 @@ def frexp(x, /):
     (x,) = promote_dtypes_inexact(x)
     if dtypes.is_complex(x.dtype):
         raise TypeError("frexp does not support complex-valued inputs")
-    info = dtypes.finfo(x.dtype)
-    nmant = info.nmant
-    nbits = x.dtype.itemsize * 8
-    itype = np.dtype(f"int{nbits}")
-    exp_bits = nbits - 1 - nmant
-    bias = (1 << (exp_bits - 1)) - 1
-    # Subnormals are scaled into the normal range first.
-    is_sub = lax.bitwise_and(
-        lax.ne(x, _const(x, 0)), lax.lt(lax.abs(x), _const(x, info.smallest_normal))
-    )
-    scale = _const(x, 2.0 ** (nmant + 1))
-    xs = where_(is_sub, lax.mul(x, scale), x)
-    bits = lax.bitcast_convert_type(xs, itype)
-    iconst = lambda v: to_array(np.asarray(v).astype(itype))  # noqa: E731
-    field = lax.bitwise_and(
-        lax.shift_right_logical(bits, iconst(nmant)), iconst((1 << exp_bits) - 1)
-    )
-    exponent = lax.sub(field, iconst(bias - 1))
-    exponent = lax.sub(exponent, where_(is_sub, iconst(nmant + 1), iconst(0)))
-    keep = iconst(~(((1 << exp_bits) - 1) << nmant))
-    mant_bits = lax.bitwise_or(lax.bitwise_and(bits, keep), iconst((bias - 1) << nmant))
-    mantissa = lax.bitcast_convert_type(mant_bits, x.dtype)
-    special = lax.bitwise_or(lax.eq(x, _const(x, 0)), lax.bitwise_not(lax.is_finite(x)))
-    mantissa = where_(special, x, mantissa)
-    exponent = where_(special, iconst(0), exponent)
-    return mantissa, lax.convert_element_type(exponent, np.int32)
+    return _frexp(x)
+
+
+frexp = _named_jit("frexp", frexp)
 
 
 def _gcd_cond(xs):
