@@ -959,6 +959,20 @@ def ldexp_and_frexp_are_jits(jax, jnp, lax):
 
 
 @case
+def unwrap_is_a_jit(jax, jnp, lax):
+    # discont and period are operands only when given (the default period is a constant).
+    def f(p, m):
+        return (
+            jnp.unwrap(p),
+            jnp.unwrap(m, axis=0, discont=4.0),
+            jnp.unwrap(p, period=5),
+            jnp.unwrap(p.astype(jnp.int32), period=5),
+        )
+
+    return f, (np.array([0.0, 3.0, 6.5, -1.0], np.float32), X34)
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

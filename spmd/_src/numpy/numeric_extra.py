@@ -295,23 +295,27 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return result
 
 
-def _unwrap_body(p, discont, period, axis):
+def _unwrap_body(p, discont=None, axis=-1, period=2 * np.pi):
+    # JAX's order of operations: period promoted with p, discont and the half period, the
+    # differences, and the first slice before the rest.
+    p, period = promote_dtypes_numeric(p, period)
     if p.shape[axis] == 0:
         return convert(p, p.dtype)
-    dd = diff(p, axis=axis)
     if discont is None:
         discont = period / 2
     if dtypes.issubdtype(period.dtype, np.inexact):
         high = period / 2
     else:
         high = ufuncs.floor_divide(period, 2)
+    dd = diff(p, axis=axis)
     ddmod = ufuncs.remainder(dd + high, period) - high
     # A jump of exactly +period/2 stays +period/2 (the remainder would make it -period/2).
     ddmod = where((ddmod == -high) & (dd > 0), high, ddmod)
     correction = where(ufuncs.abs(dd) < discont, 0, ddmod - dd)
     n = p.shape[axis]
+    head = _slice(p, 0, 1, axis)
     tail = _slice(p, 1, n, axis) + cumsum(correction, axis=axis)
-    return concatenate([_slice(p, 0, 1, axis), tail], axis=axis)
+    return concatenate([head, tail], axis=axis)
 
 
 _unwrap_jit = _named_jit("unwrap", _unwrap_body, ("axis",))
@@ -337,8 +341,11 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
             f"unwrap: axis {axis} is out of bounds for array of dimension {p.ndim} (shape "
             f"{p.shape})."
         )
-    p, period = promote_dtypes_numeric(p, period)
-    return _unwrap_jit(p, discont, period, axis % p.ndim)
+    # Only the arguments given are operands of the jit (the default period is a constant).
+    kw = {} if discont is None else {"discont": discont}
+    if not (isinstance(period, float) and period == 2 * np.pi):
+        kw["period"] = period
+    return _unwrap_jit(p, axis=axis % p.ndim, **kw)
 
 
 # ---------------------------------------------------------------------------------------------
