@@ -973,6 +973,20 @@ def unwrap_is_a_jit(jax, jnp, lax):
 
 
 @case
+def matrix_power_is_a_jit(jax, jnp, lax):
+    # Static n; powers up to 3 directly, then squaring (a negative n, through JAX's inv jit,
+    # is not here: spmd's inv is a primitive).
+    def f(a, b):
+        mp = jnp.linalg.matrix_power
+        return mp(a, 3), mp(a, 0), mp(b, 5), mp(b, 1), mp(b, 0), mp(b, 6), mp(b, 2)
+
+    return f, (
+        np.array([[2.0, 1.0], [0.0, 3.0]], np.float32),
+        np.arange(8, dtype=np.int32).reshape(2, 2, 2),
+    )
+
+
+@case
 def where_scalar_predicate(jax, jnp, lax):
     # A scalar predicate stays scalar: only the cases are broadcast.
     return (lambda p, x: jnp.where(p, x, 1.0)), (True, CONST)

@@ -750,11 +750,22 @@ def matrix_power(a, n: int):
         raise TypeError(
             f"jnp.linalg.matrix_power: exponent must be an integer, got {n!r}."
         ) from None
+    return _matrix_power_jit(arr, n)
+
+
+def _matrix_power_body(arr, n):
     if n == 0:
         return shape_ops.broadcast_to(creation.eye(arr.shape[-1], dtype=arr.dtype), arr.shape)
     if n < 0:
         arr = inv(arr)
         n = -n
+    # Small powers directly ((a @ a) @ a for 3), as JAX's.
+    if n == 1:
+        return arr
+    if n == 2:
+        return matmul(arr, arr)
+    if n == 3:
+        return matmul(matmul(arr, arr), arr)
     # Square z through a^1, a^2, a^4, ... and multiply in those of n's binary digits.
     result = z = None
     while n > 0:
@@ -763,6 +774,10 @@ def matrix_power(a, n: int):
         if bit:
             result = z if result is None else matmul(result, z)
     return result
+
+
+# A jit with a static n, printed as `jit[name=matrix_power]` as JAX's.
+_matrix_power_jit = util._named_jit("matrix_power", _matrix_power_body, ("n",))
 
 
 def tensorinv(a, ind: int = 2):
