@@ -362,3 +362,68 @@ def test_fwd_residual_must_be_an_array(res):
     f = _times2_vjp(lambda r, g: (g,), fwd=lambda x: (x * 2.0, res))
     with pytest.raises(TypeError, match="is not a valid JAX type: custom VJP fwd rule <lambda>"):
         spmd.grad(f)(1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_jvp: what the rule's tangent output may be
+
+
+def _int_output(tangent):
+    f = spmd.custom_jvp(lambda x: (x * 2).astype(jnp.int32))
+    f.defjvp(lambda p, t: (f(p[0]), tangent(t)))
+    return f
+
+
+def test_int_output_needs_a_float0_tangent():
+    x = jnp.float32(1.5)
+    f = _int_output(lambda t: np.zeros((), spmd.dtypes.float0))
+    p, t = spmd.jvp(f, (x,), (x,))
+    assert int(p) == 3 and t.dtype == spmd.dtypes.float0
+    assert float(spmd.grad(lambda x: f(x).astype(jnp.float32) + x)(x)) == 1.0
+    # JAX refuses any other zero (int, bool, Python 0, or the float tangent).
+    for tangent, got in [
+        (lambda t: jnp.zeros((), jnp.int32), "int32[]"),
+        (lambda t: np.zeros((), bool), "bool[]"),
+        (lambda t: 0, "int32[]"),
+        (lambda t: t[0], "float32[]"),
+    ]:
+        g = _int_output(tangent)
+        msg = (
+            "Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
+            f"and dtypes. Expected float0[] (tangent type of int32[]) but got {got}."
+        )
+        for run in [
+            lambda g=g: spmd.jvp(g, (x,), (x,)),
+            lambda g=g: spmd.jit(lambda x: spmd.jvp(g, (x,), (x,)))(x),
+            lambda g=g: spmd.grad(lambda x: g(x).astype(jnp.float32) + x)(x),
+        ]:
+            with pytest.raises(TypeError) as e:
+                run()
+            assert str(e.value) == msg
+
+
+def test_python_scalar_tangent_output_stays_weak():
+    f = spmd.custom_jvp(lambda x: x * 2)
+    f.defjvp(lambda p, t: (f(p[0]), 2.0))
+    x = jnp.float32(1.0)
+    _, t = spmd.jit(lambda x: spmd.jvp(f, (x,), (x,)))(x)
+    assert t.dtype == np.float32 and t.weak_type and float(t) == 2.0
+    # A constant tangent does not depend on the input: its gradient is zero (as in JAX).
+    assert float(spmd.grad(f)(x)) == 0.0
+    g = spmd.custom_jvp(lambda x: x * 2)
+    g.defjvp(lambda p, t: (g(p[0]), 0.0))
+    with pytest.raises(TypeError, match=r"Expected float16\[\] .* but got float32\[\]"):
+        spmd.jvp(g, (jnp.float16(1.0),), (jnp.float16(1.0),))
+
+
+@pytest.mark.parametrize("cls", [spmd.custom_jvp, spmd.custom_vjp])
+def test_nondiff_argnums_past_the_arguments(cls):
+    f = cls(lambda x, y: x * y, nondiff_argnums=(5,))
+    if cls is spmd.custom_jvp:
+        f.defjvp(lambda *a: (a[-2][0], a[-1][0]))
+    else:
+        f.defvjp(lambda *a: (1.0, None), lambda *a: (1.0,))
+    # JAX indexes the arguments with it, eagerly as under transformations.
+    for run in [lambda: f(1.0, 2.0), lambda: spmd.jit(f)(1.0, 2.0)]:
+        with pytest.raises(IndexError, match="nondiff_argnums=\\(5,\\) refers to argument 5"):
+            run()

@@ -121,7 +121,10 @@ class ShapedArray:
         return hash((self.shape, self.dtype, self.weak_type, self.vma))
 
     def str_short(self, short_dtypes: bool = True) -> str:
-        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        if short_dtypes:
+            name = dtypes.short_dtype_name(self.dtype)
+        else:  # NumPy names float0 (a structured dtype) 'void'; JAX prints float0
+            name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
         return f"{name}[{','.join(str(d) for d in self.shape)}]{vma_str(self.vma)}"
 
     def __repr__(self) -> str:

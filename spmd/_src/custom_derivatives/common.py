@@ -172,6 +172,19 @@ def _resolve_args(
     return ba.args
 
 
+def _check_nondiff_range(args: tuple, nondiff_argnums: tuple[int, ...], name: str) -> None:
+    """JAX indexes the call's arguments with each nondiff argnum, eagerly too: one past the
+    end is an IndexError."""
+    n = len(args)
+    for i in nondiff_argnums:
+        if not -n <= i < n:
+            raise IndexError(
+                f"{name}: nondiff_argnums={nondiff_argnums} refers to argument {i}, but the "
+                f"function was called with {n} positional argument{'s' if n != 1 else ''} "
+                "(tuple index out of range)"
+            )
+
+
 def _split_nondiff(args: tuple, nondiff_argnums: tuple[int, ...], name: str):
     n = len(args)
     for i in nondiff_argnums:

@@ -9,13 +9,13 @@ from typing import Any
 
 from spmd._src import core, dispatch, dtypes
 from spmd._src import tree_util as tu
-from spmd._src.core import ShapedArray
 from spmd._src.custom_derivatives.common import (
     SymbolicZero,
     _batch_jaxpr_out0,
     _batched_aval,
     _call_with_consts,
     _check_consts_not_perturbed,
+    _check_nondiff_range,
     _fun_name,
     _jaxpr_abstract_eval,
     _jaxpr_compile,
@@ -108,6 +108,7 @@ class custom_jvp:
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
         args = _resolve_args(self.fun, name, args, kwargs, "custom_jvp")
+        _check_nondiff_range(args, self.nondiff_argnums, name)
         if self.nondiff_argnums:
             # As in JAX, a traced value passed as a non-differentiable argument is a constant
             # to differentiation (its derivative through this function is zero).
@@ -213,7 +214,7 @@ class _JVPRule:
                 tangents_out.append(Zero(t.aval if same else want))
                 continue
             got = core.get_aval(t)
-            if got.shape != want.shape or (got.dtype != want.dtype and not _float0_ok(got, want)):
+            if got.shape != want.shape or got.dtype != want.dtype:
                 raise TypeError(
                     "Custom JVP rule must produce primal and tangent outputs with corresponding "
                     f"shapes and dtypes. Expected {want.str_short(False)} (tangent type of "
@@ -222,17 +223,13 @@ class _JVPRule:
             if want.dtype == dtypes.float0:
                 tangents_out.append(Zero(want))
             else:
-                tangents_out.append(_to_value(t, want.dtype))
+                # Not cast: a Python scalar tangent stays weakly typed, as in JAX.
+                tangents_out.append(_to_value(t))
         return [_to_value(p) for p in po_leaves], tangents_out
 
 
 def _stop_tracer_gradient(x: Any) -> Any:
     return conversion.stop_gradient_p.bind(x) if isinstance(x, core.Tracer) else x
-
-
-def _float0_ok(got: ShapedArray, want: ShapedArray) -> bool:
-    # A zero tangent of an int output may come back as an int or bool zero; it carries nothing.
-    return want.dtype == dtypes.float0
 
 
 class _BatchedJVP:

@@ -17,6 +17,7 @@ from spmd._src.custom_derivatives.common import (
     _batch_jaxpr_out0,
     _call_with_consts,
     _check_consts_not_perturbed,
+    _check_nondiff_range,
     _fun_name,
     _jaxpr_abstract_eval,
     _jaxpr_compile,
@@ -111,6 +112,7 @@ class custom_vjp:
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve_args(self.fun, name, args, kwargs, "custom_vjp")
+        _check_nondiff_range(args, self.nondiff_argnums, name)
         for i in self.nondiff_argnums:
             if 0 <= i < len(args):
                 _check_no_tracers(args[i], name, i)
