@@ -427,3 +427,23 @@ def test_nondiff_argnums_past_the_arguments(cls):
     for run in [lambda: f(1.0, 2.0), lambda: spmd.jit(f)(1.0, 2.0)]:
         with pytest.raises(IndexError, match="nondiff_argnums=\\(5,\\) refers to argument 5"):
             run()
+
+
+def _grad_dict_arg(bwd_out):
+    f = spmd.custom_vjp(lambda d: d["a"] * d["b"][0])
+    f.defvjp(lambda d: (f(d), d), lambda r, g: (bwd_out(g, r),))
+    g = spmd.grad(f)({"a": 1.0, "b": (2.0, 3.0)})
+    return float(g["a"]), float(g["b"][0]), float(g["b"][1])
+
+
+def test_bwd_output_may_be_a_prefix_of_the_argument_structure():
+    # None zeroes a whole subtree; a leaf applies to each leaf of its subtree (as in JAX).
+    assert _grad_dict_arg(lambda g, r: {"a": g * r["b"][0], "b": None}) == (2.0, 0.0, 0.0)
+    assert _grad_dict_arg(lambda g, r: {"a": g, "b": g}) == (1.0, 1.0, 1.0)
+    assert _grad_dict_arg(lambda g, r: {"a": None, "b": (g, None)}) == (0.0, 1.0, 0.0)
+    assert _grad_dict_arg(lambda g, r: None) == (0.0, 0.0, 0.0)
+    for bad in [lambda g, r: {"a": g}, lambda g, r: {"a": (g,), "b": (g, g)}]:
+        with pytest.raises(TypeError, match="same container \\(pytree\\) structure"):
+            _grad_dict_arg(bad)
+    with pytest.raises(ValueError, match=r"output\[0\]\['b'\]\[0\] .* shapes do not match"):
+        _grad_dict_arg(lambda g, r: {"a": g, "b": jnp.ones(2)})

@@ -261,6 +261,15 @@ class _BwdRule:
         return _call_with_consts(thunk, inputs, fr.closure_consts, list(res[:nc]))
 
 
+class _Pair:
+    """A bwd output node and the argument subtree it stands for (a pytree leaf)."""
+
+    __slots__ = ("ct", "sub")
+
+    def __init__(self, ct: Any, sub: Any) -> None:
+        self.ct, self.sub = ct, sub
+
+
 def _check_bwd_output(out: Any, in_tree, in_avals: Sequence[ShapedArray]) -> list[Any]:
     children = tu.treedef_children(in_tree)
     if isinstance(out, list) and len(out) == len(children):
@@ -279,14 +288,21 @@ def _check_bwd_output(out: Any, in_tree, in_avals: Sequence[ShapedArray]) -> lis
     if not isinstance(out, tuple) or len(out) != len(children):
         raise structure_error()
     flat: list[Any] = []
+    is_none = lambda x: x is None  # noqa: E731
     for o, child in zip(out, children):
-        if o is None:
-            flat.extend([None] * child.num_leaves)
-            continue
-        leaves, tree = tu.tree_flatten(o, is_leaf=lambda x: x is None)
-        if tree != child:
-            raise structure_error()
-        flat.extend(leaves)
+        # The output may be a prefix of the argument's structure: None stands for a zero
+        # cotangent of a whole subtree, as in JAX.
+        example = tu.tree_unflatten(child, [0] * child.num_leaves)
+        try:
+            pairs = tu.tree_leaves(
+                tu.tree_map(lambda c, e: _Pair(c, e), o, example, is_leaf=is_none)
+            )
+        except (ValueError, TypeError):
+            raise structure_error() from None
+        for pair in pairs:
+            # A cotangent leaf given for a subtree applies to each of its leaves (JAX's
+            # prefix broadcast; each is then checked against its input's shape).
+            flat.extend([pair.ct] * len(tu.tree_leaves(pair.sub)))
     paths = [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(in_tree.unflatten(in_avals))[0]]
     result = []
     for ct, aval, path in zip(flat, in_avals, paths):
