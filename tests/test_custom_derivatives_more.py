@@ -447,3 +447,35 @@ def test_bwd_output_may_be_a_prefix_of_the_argument_structure():
             _grad_dict_arg(bad)
     with pytest.raises(ValueError, match=r"output\[0\]\['b'\]\[0\] .* shapes do not match"):
         _grad_dict_arg(lambda g, r: {"a": g, "b": jnp.ones(2)})
+
+
+# ---------------------------------------------------------------------------------------------
+# Stacked decorators
+
+
+def test_stacked_custom_jvp_of_custom_vjp_reaches_inner_rules():
+    @spmd.custom_jvp
+    @spmd.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    # defvjp is not custom_jvp's: it reaches the wrapped custom_vjp (as in JAX).
+    f.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda r, g: (r * g * 10,))
+    f.defjvp(lambda p, t: (f(p[0]), t[0] * 3.0))
+    assert float(spmd.grad(f)(1.0)) == 3.0
+    assert float(spmd.jvp(f, (1.0,), (1.0,))[1]) == 3.0
+
+    @spmd.custom_vjp
+    @spmd.custom_jvp
+    def g(x):
+        return jnp.sin(x)
+
+    g.defjvp(lambda p, t: (g(p[0]), t[0] * 3.0))
+    g.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda r, ct: (r * ct * 10,))
+    _close(spmd.grad(g)(1.0), 10 * np.cos(1.0))
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        spmd.jvp(g, (1.0,), (1.0,))
+    with pytest.raises(AttributeError, match="defnothing"):
+        f.defnothing  # noqa: B018
+    with pytest.raises(AttributeError, match="'custom_jvp' object has no attribute 'nope'"):
+        f.nope  # noqa: B018

@@ -57,6 +57,13 @@ class custom_jvp:
         self.jvp: Callable | None = None
         self.symbolic_zeros = False
 
+    def __getattr__(self, name: str) -> Any:
+        # As JAX's: ``def*`` names reach the wrapped function, so stacked custom-derivative
+        # decorators (a custom_jvp of a custom_vjp) can define the inner one's rules.
+        if name.startswith("def"):
+            return getattr(self.__dict__["fun"], name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __get__(self, obj, objtype=None):
         # Decorating a method: bind the instance as the first argument.
         if obj is None:

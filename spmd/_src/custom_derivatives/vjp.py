@@ -82,6 +82,13 @@ class custom_vjp:
         self.symbolic_zeros = False
         self.optimize_remat = False
 
+    def __getattr__(self, name: str) -> Any:
+        # As JAX's: ``def*`` names reach the wrapped function, so stacked custom-derivative
+        # decorators (a custom_jvp of a custom_vjp) can define the inner one's rules.
+        if name.startswith("def"):
+            return getattr(self.__dict__["fun"], name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
