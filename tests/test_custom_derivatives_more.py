@@ -479,3 +479,41 @@ def test_stacked_custom_jvp_of_custom_vjp_reaches_inner_rules():
         f.defnothing  # noqa: B018
     with pytest.raises(AttributeError, match="'custom_jvp' object has no attribute 'nope'"):
         f.nope  # noqa: B018
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument checks done eagerly, names, falsy nondiff_argnums
+
+
+@pytest.mark.parametrize("cls", [spmd.custom_jvp, spmd.custom_vjp])
+def test_non_array_arguments_are_refused_eagerly(cls):
+    f = cls(lambda x: x)
+    if cls is spmd.custom_jvp:
+        f.defjvp(lambda p, t: (p[0], t[0]))
+    else:
+        f.defvjp(lambda x: (x, None), lambda r, g: (g,))
+    for bad, shown in [("a", "'a'"), ((1.0, "b"), "'b'")]:
+        with pytest.raises(TypeError, match=f"Argument {shown} of type <class 'str'> is not a"):
+            f(bad)
+    # Pytrees of arrays and None are fine.
+    assert f(None) is None
+    assert float(f([1.0])[0]) == 1.0
+
+
+def test_partial_is_named_by_its_function():
+    def mul(x, y):
+        return x * y
+
+    f = spmd.custom_jvp(partial(mul, 2.0))
+    f.defjvp(lambda p, t: (f(*p), t[0]))
+    with pytest.raises(TypeError) as e:
+        f(y=1.0)
+    assert str(e.value).startswith("The input arguments to the custom_jvp-decorated function mul ")
+    assert str(e.value).endswith("could not be resolved to positions: y")
+
+
+@pytest.mark.parametrize("nums", [None, 0, ()])
+def test_falsy_nondiff_argnums_are_none(nums):
+    # JAX skips a falsy nondiff_argnums (even 0).
+    assert spmd.custom_jvp(lambda x, y: x, nondiff_argnums=nums).nondiff_argnums == ()
+    assert spmd.custom_vjp(lambda x, y: x, nondiff_argnums=nums).nondiff_argnums == ()

@@ -26,6 +26,9 @@ from spmd._src.lax import rules as lax_rules
 
 
 def _fun_name(fun: Any) -> str:
+    # A functools.partial is named by the function it wraps, as in JAX's messages.
+    while isinstance(fun, functools.partial):
+        fun = fun.func
     return getattr(fun, "__name__", None) or type(fun).__name__
 
 
@@ -94,7 +97,8 @@ def _nondiff_positions(
     ``nondiff_argnames``, as JAX computes it: names are looked up among ``fun``'s
     positional-or-keyword parameters (others, and unknown names, are ignored); the rules
     receive the non-differentiable arguments in this order."""
-    nums = set(nondiff_argnums)
+    # JAX skips a falsy value (None, (), even 0) and iterates any other.
+    nums = set(nondiff_argnums) if nondiff_argnums else set()
     if nondiff_argnames:
         names = (
             (nondiff_argnames,) if isinstance(nondiff_argnames, str) else tuple(nondiff_argnames)
@@ -225,12 +229,24 @@ def _to_value(x: Any, dtype: Any = None) -> Any:
 
 def _arg_aval(x: Any, name: str) -> ShapedArray:
     try:
-        return core.get_aval(x)
+        aval = core.get_aval(_as_operand(x))
+        if np.dtype(aval.dtype).kind in "USO":  # strings become NumPy arrays, not JAX values
+            raise TypeError
+        return aval
     except TypeError:
         raise TypeError(
-            f"{name}: arguments that are differentiated must be arrays or pytrees of arrays, "
-            f"got a value of type {type(x).__name__} ({x!r}); mark it with nondiff_argnums"
+            f"Argument '{x}' of type {type(x)} is not a valid JAX type: {name}: arguments that "
+            "are differentiated must be arrays or pytrees of arrays; mark this one with "
+            "nondiff_argnums or nondiff_argnames"
         ) from None
+
+
+def _check_operands(args: tuple, nondiff_argnums: tuple[int, ...], name: str, what: str):
+    """JAX checks the differentiable arguments' leaves are arrays eagerly too (a TypeError)."""
+    for i, a in enumerate(args):
+        if i not in nondiff_argnums and i - len(args) not in nondiff_argnums:
+            for leaf in tu.tree_leaves(a):
+                _arg_aval(leaf, f"{what} function {name}")
 
 
 def _trace_closed(flat_fun: Callable, in_avals: Sequence[ShapedArray], name: str):

@@ -16,6 +16,7 @@ from spmd._src.custom_derivatives.common import (
     _call_with_consts,
     _check_consts_not_perturbed,
     _check_nondiff_range,
+    _check_operands,
     _fun_name,
     _jaxpr_abstract_eval,
     _jaxpr_compile,
@@ -116,6 +117,7 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
         args = _resolve_args(self.fun, name, args, kwargs, "custom_jvp")
         _check_nondiff_range(args, self.nondiff_argnums, name)
+        _check_operands(args, self.nondiff_argnums, name, "custom_jvp")
         if self.nondiff_argnums:
             # As in JAX, a traced value passed as a non-differentiable argument is a constant
             # to differentiation (its derivative through this function is zero).

@@ -18,6 +18,7 @@ from spmd._src.custom_derivatives.common import (
     _call_with_consts,
     _check_consts_not_perturbed,
     _check_nondiff_range,
+    _check_operands,
     _fun_name,
     _jaxpr_abstract_eval,
     _jaxpr_compile,
@@ -120,6 +121,7 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve_args(self.fun, name, args, kwargs, "custom_vjp")
         _check_nondiff_range(args, self.nondiff_argnums, name)
+        _check_operands(args, self.nondiff_argnums, name, "custom_vjp")
         for i in self.nondiff_argnums:
             if 0 <= i < len(args):
                 _check_no_tracers(args[i], name, i)
