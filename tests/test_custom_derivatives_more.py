@@ -517,3 +517,26 @@ def test_falsy_nondiff_argnums_are_none(nums):
     # JAX skips a falsy nondiff_argnums (even 0).
     assert spmd.custom_jvp(lambda x, y: x, nondiff_argnums=nums).nondiff_argnums == ()
     assert spmd.custom_vjp(lambda x, y: x, nondiff_argnums=nums).nondiff_argnums == ()
+
+
+def test_nondiff_argnames_with_defaults_jit_static_argnames_and_scan():
+    @partial(spmd.custom_jvp, nondiff_argnames=("n",))
+    def f(x, n=2):
+        return x * n
+
+    f.defjvp(lambda n, p, t: (f(p[0], n), t[0] * n * 10))
+
+    @partial(spmd.custom_vjp, nondiff_argnames=("n",))
+    def v(x, n=2):
+        return x * n
+
+    v.defvjp(lambda x, n: (v(x, n), None), lambda n, r, g: (g * n * 10,))
+    # Values from JAX 0.10.2.
+    assert float(spmd.jit(f, static_argnames="n")(2.0, n=3)) == 6.0
+    for h in (f, v):
+        assert float(spmd.grad(h)(2.0)) == 20.0
+        assert float(spmd.jit(spmd.grad(h), static_argnames="n")(2.0, n=3)) == 30.0
+    _close(spmd.vmap(lambda x: spmd.grad(f)(x, n=4))(jnp.ones(2)), [40.0, 40.0])
+    assert float(spmd.grad(spmd.checkpoint(lambda x: v(x, 3)))(2.0)) == 30.0
+    scan = lambda x: spmd.lax.scan(lambda c, _: (v(c, n=3), None), x, None, length=2)[0]  # noqa: E731
+    assert float(spmd.grad(scan)(2.0)) == 900.0
