@@ -11,9 +11,6 @@ Built on ``random_gen.py`` (its modes, ``encode`` and array descriptions): cases
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -174,38 +171,16 @@ def call(random, np, case: dict):
     raise ValueError(via)
 
 
-def _record(mode: str) -> list[dict]:
-    import jax
-    import numpy as np
-
-    assert jax.config.jax_threefry_partitionable == (mode != "original")
+def _cases_for(mode: str) -> list[dict]:
     if mode == "x64":
-        cases = X64_CASES
-    elif mode == "original":
-        cases = [c for c in CASES if c.get("via") is None][::3]
-    else:
-        cases = CASES
-    return [{"mode": mode, "case": c, "out": encode(np, call(jax.random, np, c))} for c in cases]
+        return X64_CASES
+    if mode == "original":  # a sample of the direct calls: the layout only changes the bits
+        return [c for c in CASES if c.get("via") is None][::3]
+    return CASES
 
 
 def main() -> None:
-    if "--mode" in sys.argv:
-        print(json.dumps(_record(sys.argv[sys.argv.index("--mode") + 1])))
-        return
-    records = []
-    for mode, env in RG.MODES.items():
-        res = subprocess.run(
-            [sys.executable, __file__, "--mode", mode],
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        records += json.loads(res.stdout)
-    import jax
-
-    OUT.write_text(json.dumps({"jax_version": jax.__version__, "records": records}) + "\n")
-    print(f"wrote {len(records)} records to {OUT}")
+    RG.run(__file__, OUT, _cases_for, call)
 
 
 if __name__ == "__main__":

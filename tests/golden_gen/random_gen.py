@@ -195,23 +195,26 @@ def encode(np, out) -> dict:
     return {"dtype": a.dtype.name, "shape": list(a.shape), "bits": bits.ravel().tolist()}
 
 
-def _record(mode: str) -> list[dict]:
-    import jax
-    import numpy as np
-
-    assert jax.config.jax_threefry_partitionable == (mode != "original")
-    cases = X64_CASES if mode == "x64" else CASES
-    return [{"mode": mode, "case": c, "out": encode(np, call(jax.random, np, c))} for c in cases]
-
-
-def main() -> None:
+def run(script: str, out: Path, cases_for, call_fn) -> None:
+    """Record ``call_fn(jax.random, np, case)`` for ``cases_for(mode)`` in each mode of ``MODES``,
+    each in a fresh interpreter (``script --mode MODE``) with the mode's environment, and write
+    the records to ``out`` (the generators of the other random golden files use this too)."""
     if "--mode" in sys.argv:
-        print(json.dumps(_record(sys.argv[sys.argv.index("--mode") + 1])))
+        import jax
+        import numpy as np
+
+        mode = sys.argv[sys.argv.index("--mode") + 1]
+        assert jax.config.jax_threefry_partitionable == (mode != "original")
+        recs = [
+            {"mode": mode, "case": c, "out": encode(np, call_fn(jax.random, np, c))}
+            for c in cases_for(mode)
+        ]
+        print(json.dumps(recs))
         return
     records = []
     for mode, env in MODES.items():
         res = subprocess.run(
-            [sys.executable, __file__, "--mode", mode],
+            [sys.executable, script, "--mode", mode],
             env={**os.environ, **env},
             capture_output=True,
             text=True,
@@ -220,8 +223,12 @@ def main() -> None:
         records += json.loads(res.stdout)
     import jax
 
-    OUT.write_text(json.dumps({"jax_version": jax.__version__, "records": records}) + "\n")
-    print(f"wrote {len(records)} records to {OUT}")
+    out.write_text(json.dumps({"jax_version": jax.__version__, "records": records}) + "\n")
+    print(f"wrote {len(records)} records to {out}")
+
+
+def main() -> None:
+    run(__file__, OUT, lambda mode: X64_CASES if mode == "x64" else CASES, call)
 
 
 if __name__ == "__main__":

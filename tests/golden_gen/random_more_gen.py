@@ -12,10 +12,6 @@ The format, the modes (``jax_threefry_partitionable`` on and off) and the encodi
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -182,33 +178,8 @@ def call(random, np, case: dict):
     return getattr(random, fn)(key, **kw)
 
 
-def _record(mode: str) -> list[dict]:
-    import jax
-    import numpy as np
-
-    assert jax.config.jax_threefry_partitionable == (mode != "original")
-    cases = X64_CASES if mode == "x64" else CASES
-    return [{"mode": mode, "case": c, "out": encode(np, call(jax.random, np, c))} for c in cases]
-
-
 def main() -> None:
-    if "--mode" in sys.argv:
-        print(json.dumps(_record(sys.argv[sys.argv.index("--mode") + 1])))
-        return
-    records = []
-    for mode, env in MODES.items():
-        res = subprocess.run(
-            [sys.executable, __file__, "--mode", mode],
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        records += json.loads(res.stdout)
-    import jax
-
-    OUT.write_text(json.dumps({"jax_version": jax.__version__, "records": records}) + "\n")
-    print(f"wrote {len(records)} records to {OUT}")
+    BASE.run(__file__, OUT, lambda mode: X64_CASES if mode == "x64" else CASES, call)
 
 
 if __name__ == "__main__":
