@@ -213,7 +213,7 @@ class _JVPRule:
         for p, t in zip(po_leaves, to_leaves):
             want = ad.tangent_aval(core.get_aval(p))
             if isinstance(t, SymbolicZero):
-                if not self.symbolic_zeros and ad.linearizing_joint[0]:
+                if not self.symbolic_zeros and ad.linearizing_joint.get():
                     # JAX takes a SymbolicZero from a rule defined without symbolic_zeros=True
                     # under jvp, but under linearization (grad, vjp) it reaches the traced
                     # program as a value, which it refuses with this error.

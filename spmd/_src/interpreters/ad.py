@@ -23,6 +23,7 @@ cannot influence the result is skipped.
 
 from __future__ import annotations
 
+import contextvars
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -209,10 +210,12 @@ def _joint_split_key(prim, params, p_avals, nonzero):
     return cache, key
 
 
-# Nonzero while a joint jvp rule is traced for linearization (grad, vjp, linearize): rules whose
+# True while a joint jvp rule is traced for linearization (grad, vjp, linearize): rules whose
 # checks differ there read it (custom_jvp's: JAX refuses a SymbolicZero from a rule defined
-# without symbolic_zeros only then).
-linearizing_joint = [0]
+# without symbolic_zeros only then). A context value, like the current trace.
+linearizing_joint: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "linearizing_joint", default=False
+)
 
 
 def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
@@ -229,11 +232,11 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     def joint_fun(*args):
         ps, ts_nz = args[: len(primals)], iter(args[len(primals) :])
         ts = [next(ts_nz) if nz else t for t, nz in zip(tangents, nonzero)]
-        linearizing_joint[0] += 1
+        token = linearizing_joint.set(True)
         try:
             po, to = joint(list(ps), ts, **params)
         finally:
-            linearizing_joint[0] -= 1
+            linearizing_joint.reset(token)
         po = po if prim.multiple_results else [po]
         to = to if prim.multiple_results else [to]
         return list(po) + [instantiate(t) for t in to]
