@@ -14,6 +14,7 @@ FloatingPointError: invalid value (nan) encountered in log
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from typing import Any
 
@@ -27,9 +28,9 @@ from spmd._src.config import config, disable_jit
 # Whether either option is on (kept in step by the options' on_change hooks): the one thing
 # the eager path reads.
 enabled = False
-# Set while a jitted function's program runs under the check: its nested calls are not
-# checked one by one.
-_busy = False
+# True while a jitted function's program runs under the check: its nested calls are not
+# checked one by one. A context value (per thread), like the current trace.
+_busy: contextvars.ContextVar[bool] = contextvars.ContextVar("debug_floats_busy", default=False)
 
 
 def _sync(_value: Any = None) -> None:
@@ -69,12 +70,11 @@ def check(prim: core.Primitive, outs: Any, args: Any, params: dict) -> None:
 def call_jit(jitted: Callable, fun: Callable, name: str, args: tuple, kwargs: dict) -> Any:
     """``jitted(*args, **kwargs)``, its results checked; on a NaN (inf), ``fun`` runs op by op
     so that the primitive which produced it raises."""
-    global _busy
-    _busy = True
+    token = _busy.set(True)
     try:
         out = jitted(*args, **kwargs)
     finally:
-        _busy = False
+        _busy.reset(token)
     for leaf in tu.tree_leaves(out):
         kind = _bad(leaf)
         if kind is not None:
@@ -87,12 +87,11 @@ def call_jit(jitted: Callable, fun: Callable, name: str, args: tuple, kwargs: di
 def call_sharded(mapped: Callable, args: tuple, kwargs: dict) -> Any:
     """``mapped(*args, **kwargs)`` (a pmap), its results checked: JAX does not look inside a
     sharded computation either, and says so."""
-    global _busy
-    _busy = True
+    token = _busy.set(True)
     try:
         out = mapped(*args, **kwargs)
     finally:
-        _busy = False
+        _busy.reset(token)
     for leaf in tu.tree_leaves(out):
         kind = _bad(leaf)
         if kind is not None:
@@ -101,7 +100,7 @@ def call_sharded(mapped: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 def busy() -> bool:
-    return _busy
+    return _busy.get()
 
 
 config._options["jax_debug_nans"].on_change = _sync
