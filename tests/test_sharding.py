@@ -154,9 +154,16 @@ def test_error_shape_not_divisible():
     assert "('x',)" in msg and "2 and 4" in msg
 
 
-def test_error_make_mesh_wrong_device_count():
-    with pytest.raises(ValueError, match=r"mesh shape \(3, 2\) has 6 devices, but 8 devices"):
-        spmd.make_mesh((3, 2), ("a", "b"))
+def test_make_mesh_takes_the_first_devices_and_refuses_too_few():
+    # JAX 0.10.2: a mesh smaller than the device list uses its first devices.
+    m = spmd.make_mesh((3, 2), ("a", "b"))
+    assert [d.id for d in m.devices.ravel()] == [0, 1, 2, 3, 4, 5]
+    m = spmd.make_mesh((2,), ("a",), devices=spmd.devices()[3:7])
+    assert [d.id for d in m.devices.ravel()] == [3, 4]
+    with pytest.raises(ValueError, match=r"Number of devices 8 must be >= the product of mesh_sh"):
+        spmd.make_mesh((16,), ("a",))
+    with pytest.raises(ValueError, match=r"Number of devices 2 must be >= .* needs 4 devices"):
+        spmd.make_mesh((4,), ("a",), devices=spmd.devices()[:2])
 
 
 def test_error_mesh_duplicate_devices():

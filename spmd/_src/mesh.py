@@ -222,7 +222,8 @@ def make_mesh(
     *,
     devices: Sequence[dev.CpuDevice] | None = None,
 ) -> Mesh:
-    """A mesh of the given shape over ``devices`` (default: all devices).
+    """A mesh of the given shape over the first ``prod(axis_shapes)`` of ``devices`` (default:
+    all devices), as in JAX 0.10.
 
     >>> make_mesh((8,), ("x",)).devices.shape
     (8,)
@@ -235,15 +236,13 @@ def make_mesh(
         )
     devs = list(dev.devices() if devices is None else devices)
     n = int(np.prod(shape, dtype=np.int64))
-    if n != len(devs):
-        hint = ""
-        if n and len(devs) % n == 0:
-            hint = f" (pass devices=jax.devices()[:{n}] to use a subset)"
+    if n > len(devs):
         raise ValueError(
-            f"make_mesh: the mesh shape {shape} has {n} devices, but {len(devs)} devices were "
-            f"given{hint}. The product of axis_shapes must equal the number of devices."
+            f"Number of devices {len(devs)} must be >= the product of mesh_shape {shape}: "
+            f"make_mesh's mesh of axis_shapes {shape} needs {n} devices."
         )
-    return Mesh(np.array(devs, dtype=object).reshape(shape), names, axis_types=axis_types)
+    # As JAX 0.10: a smaller mesh takes the first n devices (of those given).
+    return Mesh(np.array(devs[:n], dtype=object).reshape(shape), names, axis_types=axis_types)
 
 
 # ---------------------------------------------------------------------------------------------
