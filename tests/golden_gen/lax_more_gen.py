@@ -25,24 +25,9 @@ sys.path.insert(0, str(TESTS / "golden_gen"))
 OUT = TESTS / "golden" / "lax_more.json"
 
 
-def record_leaf(x) -> dict:
-    from numpy_gen import encode_values
-
-    a = np.asarray(x)
-    rec = {"dtype": a.dtype.name, "weak_type": getattr(x, "weak_type", None), "shape": a.shape}
-    flat = a.ravel()
-    if a.dtype == np.bool_:
-        rec["values"] = [bool(v) for v in flat]
-    elif a.dtype.kind in "iu":
-        rec["values"] = [int(v) for v in flat]
-    else:
-        rec["values"] = encode_values(flat)
-    rec["shape"] = list(a.shape)
-    return rec
-
-
 def record(out) -> dict:
     from cases_lax_more import flatten
+    from linalg_more_gen import record_leaf  # the same leaf encoding
 
     tree, leaves = flatten(out)
     return {"tree": tree, "leaves": [record_leaf(x) for x in leaves]}
@@ -53,7 +38,7 @@ def main() -> None:
     import jax.numpy as jnp
     from cases_lax_more import CASES, weighted_sum
     from jax import lax
-    from numpy_gen import write_golden
+    from numpy_gen import record_case, write_golden
 
     def to_jax(a):
         return jnp.asarray(a) if isinstance(a, np.ndarray) else a
@@ -62,27 +47,8 @@ def main() -> None:
     for c in CASES:
         fn = c.make(jnp, lax)
         args = [to_jax(a) for a in c.args]
-        entry = {}
-        try:
-            eager = record(fn(*args))
-        except Exception as e:  # noqa: BLE001 -- the class is the golden result
-            entry["error"] = type(e).__name__
-            entry["message"] = str(e).split("\n")[0]
-            if c.error != type(e).__name__:
-                problems.append(f"{c.name}: raised {type(e).__name__}: {e}")
-            golden[c.name] = entry
-            continue
-        if c.error is not None:
-            problems.append(f"{c.name}: expected {c.error}, got a result")
-        entry["eager"] = eager
-        if c.jit:
-            jitted = record(jax.jit(fn)(*args))
-            if jitted != eager:
-                entry["jit"] = jitted
-        if c.grad is not None:
-            g = jax.grad(lambda *a, f=fn: weighted_sum(jnp, f(*a)), argnums=c.grad)(*args)
-            entry["grad"] = record(tuple(g))
-        golden[c.name] = entry
+        loss = lambda *a, f=fn: weighted_sum(jnp, f(*a))  # noqa: E731
+        golden[c.name] = record_case(jax, c, fn, args, record, loss, problems)
 
     write_golden(OUT, golden, jax.__version__, problems)
 

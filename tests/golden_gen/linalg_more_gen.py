@@ -61,7 +61,7 @@ def main() -> None:
     import jax.numpy as jnp
     from cases_linalg_more import CASES
     from jax import lax
-    from numpy_gen import write_golden
+    from numpy_gen import record_case, write_golden
 
     def to_jax(a):
         return jnp.asarray(a) if isinstance(a, np.ndarray) and a.dtype != object else a
@@ -70,27 +70,8 @@ def main() -> None:
     for c in CASES:
         fn, args = c.build(jnp, lax)
         args = [to_jax(a) for a in args]
-        entry = {}
-        try:
-            eager = record(fn(*args))
-        except Exception as e:  # noqa: BLE001 -- the class is the golden result
-            entry["error"] = type(e).__name__
-            entry["message"] = str(e).split("\n")[0]
-            if c.error != type(e).__name__:
-                problems.append(f"{c.name}: raised {type(e).__name__}: {e}")
-            golden[c.name] = entry
-            continue
-        if c.error is not None:
-            problems.append(f"{c.name}: expected {c.error}, got a result")
-        entry["eager"] = eager
-        if c.jit:
-            jitted = record(jax.jit(fn)(*args))
-            if jitted != eager:
-                entry["jit"] = jitted
-        if c.grad is not None:
-            g = jax.grad(loss_of(fn, c.loss_fn(jnp), jnp), argnums=c.grad)(*args)
-            entry["grad"] = record(tuple(g))
-        golden[c.name] = entry
+        loss = loss_of(fn, c.loss_fn(jnp), jnp)
+        golden[c.name] = record_case(jax, c, fn, args, record, loss, problems)
 
     write_golden(OUT, golden, jax.__version__, problems)
 

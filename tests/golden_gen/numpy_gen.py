@@ -85,6 +85,31 @@ def write_golden(path: Path, golden: dict, version: str, problems: list[str]) ->
         sys.exit(1)
 
 
+def record_case(jax, case, fn, args, record, loss, problems: list[str]) -> dict:
+    """The golden entry of one case of the ``cases_*_more`` families: the eager result, the jit
+    result where it differs (``case.jit``), ``jax.grad(loss)`` at ``case.grad``; or, for a call
+    that raises, the exception's class and message, which must be ``case.error``'s."""
+    entry = {}
+    try:
+        eager = record(fn(*args))
+    except Exception as e:  # noqa: BLE001 -- the class is the golden result
+        entry["error"] = type(e).__name__
+        entry["message"] = str(e).split("\n")[0]
+        if case.error != type(e).__name__:
+            problems.append(f"{case.name}: raised {type(e).__name__}: {e}")
+        return entry
+    if case.error is not None:
+        problems.append(f"{case.name}: expected {case.error}, got a result")
+    entry["eager"] = eager
+    if case.jit:
+        jitted = record(jax.jit(fn)(*args))
+        if jitted != eager:
+            entry["jit"] = jitted
+    if case.grad is not None:
+        entry["grad"] = record(tuple(jax.grad(loss, argnums=case.grad)(*args)))
+    return entry
+
+
 def as_jax(jnp, a):
     """A NumPy argument as a JAX array (as the spmd test makes it an spmd one); Python scalars
     stay Python scalars (weakly typed)."""
