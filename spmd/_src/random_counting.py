@@ -125,6 +125,25 @@ def _ones(x):
     return lax_shape.full_like(x, 1)
 
 
+def _rejection_loop(body, k, shape, max_iters, count_dtype, dtype):
+    """Run ``body`` over carries ``(i, counts, accepted, key)`` until every element is accepted
+    or ``max_iters`` iterations have run (JAX's whole-array rejection loop); the counts (-1 where
+    never accepted) as ``dtype``."""
+
+    def cond(carry):
+        i, accepted = carry[0], carry[2]
+        going = lax_red.reduce_or(lax.bitwise_not(accepted), tuple(range(len(shape))))
+        return lax.bitwise_and(going, lax.lt(i, max_iters))
+
+    init = (
+        jnp_asarray(0, max_iters.dtype),
+        lax_shape.full(shape, -1, count_dtype),
+        lax_shape.full(shape, False, np.bool_),
+        k,
+    )
+    return lax.convert_element_type(while_loop(cond, body, init)[1], dtype)
+
+
 def _poisson_rejection(k, lam, shape, dtype, max_iters):
     # Hormann's transformed rejection (PTRS).
     f = jnp_uf
@@ -152,18 +171,7 @@ def _poisson_rejection(k, lam, shape, dtype, max_iters):
         accept = f.logical_or(accept1, f.logical_and(f.logical_not(reject), f.less_equal(s, t)))
         return i + 1, lax.select(accept, kk, k_out), f.logical_or(accepted, accept), keys[0]
 
-    def cond(carry):
-        i, accepted = carry[0], carry[2]
-        going = lax_red.reduce_or(lax.bitwise_not(accepted), tuple(range(len(shape))))
-        return lax.bitwise_and(going, lax.lt(i, max_iters))
-
-    init = (
-        jnp_asarray(0, max_iters.dtype),
-        lax_shape.full(shape, -1, lam.dtype),
-        lax_shape.full(shape, False, np.bool_),
-        k,
-    )
-    return lax.convert_element_type(while_loop(cond, body, init)[1], dtype)
+    return _rejection_loop(body, k, shape, max_iters, lam.dtype, dtype)
 
 
 def _poisson(k, lam, shape, dtype):
@@ -294,18 +302,7 @@ def _btrs(k, count, prob, shape, dtype, max_iters):
         accept = f.logical_or(accept1, f.logical_and(f.logical_not(reject), f.less_equal(v, ub)))
         return i + 1, lax.select(accept, kk, k_out), f.logical_or(accepted, accept), keys[0]
 
-    def cond(carry):
-        i, accepted = carry[0], carry[2]
-        going = lax_red.reduce_or(lax.bitwise_not(accepted), tuple(range(len(shape))))
-        return lax.bitwise_and(going, lax.lt(i, max_iters))
-
-    init = (
-        jnp_asarray(0, max_iters.dtype),
-        lax_shape.full(shape, -1, prob.dtype),
-        lax_shape.full(shape, False, np.bool_),
-        k,
-    )
-    return lax.convert_element_type(while_loop(cond, body, init)[1], dtype)
+    return _rejection_loop(body, k, shape, max_iters, prob.dtype, dtype)
 
 
 def _xlog1p(x):
