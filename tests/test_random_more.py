@@ -407,3 +407,14 @@ def test_errors(name):
     with pytest.raises(cls) as info:
         fn()
     assert fragment in str(info.value)
+
+
+def test_numpy_float64_parameters_are_canonicalized_before_the_cast_check():
+    # JAX 0.10.2 with x64 off: a float64 NumPy parameter is float32 and passes the safe-cast
+    # check (pareto, rayleigh and lognormal raised TypePromotionError here); complex still fails.
+    k = random.PRNGKey(0)
+    for fn, arg in [(random.pareto, np.ones(2)), (random.rayleigh, np.ones(2))]:
+        assert fn(k, arg).dtype == np.float32
+    assert random.lognormal(k, np.ones(2), (2,)).dtype == np.float32
+    with pytest.raises(dtypes.TypePromotionError, match="complex64 to float32"):
+        random.pareto(k, 1j)

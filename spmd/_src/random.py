@@ -34,6 +34,7 @@ from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import random_bits as rb
+from spmd._src.lax import random_math as rm
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax import sorting as lax_sort
@@ -42,6 +43,7 @@ from spmd._src.numpy import lax_numpy as jnp
 from spmd._src.numpy import reductions as jnp_red
 from spmd._src.numpy import sorting as jnp_sort
 from spmd._src.numpy import ufuncs as jnp_uf
+from spmd._src.numpy import util as jnp_util
 from spmd._src.util import canonicalize_axis
 
 _U32 = np.dtype(np.uint32)
@@ -263,6 +265,35 @@ def _float_dtype(name: str, dtype: Any, what: str = "a float dtype") -> np.dtype
     if not dtypes.issubdtype(dt, np.floating):
         raise ValueError(f"dtype argument to `{name}` must be {what}, got {dt}")
     return dt
+
+
+def _check_safe_to_cast(name: str, dtype: np.dtype, *args: Any) -> None:
+    """JAX's check that a sampler's parameters convert to the sample dtype: a weakly typed
+    value (a Python scalar) within its kind (complex only into complex), an array (its dtype
+    canonicalized, so a NumPy float64 array is float32 with x64 off) without widening it."""
+    for arg in args:
+        src = dtypes.canonicalize_dtype(dtypes.dtype(arg))
+        if src == dtype:
+            continue
+        if dtypes.is_python_scalar(arg) or dtypes.is_weakly_typed(arg):
+            ok = not (dtypes.issubdtype(src, np.complexfloating) and dtype.kind != "c")
+        else:
+            ok = dtypes.result_type(src, dtype) == dtype
+        if not ok:
+            raise dtypes.TypePromotionError(
+                f"In arguments to {name}, cannot safely cast argument of type {src} to {dtype}"
+            )
+
+
+def _exp(x):
+    """exp as XLA's CPU code computes it (float64: NumPy's, which XLA's matches closely)."""
+    return lax.exp(x) if dtypes.dtype(x) == np.float64 else rm.xla_exp(x)
+
+
+def _pow(x, y):
+    """x ** y (promoted as jnp.power) as XLA's CPU code computes it (C library powf)."""
+    x, y = jnp_util.promote_args_numeric("power", x, y)
+    return lax.pow(x, y) if dtypes.dtype(x) == np.float64 else rm.xla_pow(x, y)
 
 
 def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: Sequence[int]) -> None:

@@ -35,13 +35,11 @@ from spmd._src.random import (
     _broadcast_shapes,
     _check_key,
     _check_shape,
+    _float_dtype,
     _shape_arg,
     uniform,
 )
-from spmd._src.random_gamma import (
-    _float_dtype,
-    _opt_shape,
-)
+from spmd._src.random_gamma import _opt_shape
 
 _F32 = np.float32
 _F64 = np.float64

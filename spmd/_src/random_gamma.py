@@ -56,12 +56,15 @@ from spmd._src.lax import special
 from spmd._src.lax.rules import bdim_at_front, defjvp2
 from spmd._src.numpy import shape_ops as jnp_shape
 from spmd._src.numpy import ufuncs as jnp_uf
-from spmd._src.numpy import util as jnp_util
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
     _check_key,
+    _check_safe_to_cast,
     _check_shape,
+    _exp,
+    _float_dtype,
+    _pow,
     _shape_arg,
     normal,
     rademacher,
@@ -358,13 +361,6 @@ defjvp2(random_gamma_p, None, _random_gamma_jvp_a, None)
 # gamma and loggamma
 
 
-def _float_dtype(name: str, dtype: Any) -> np.dtype:
-    dt = dtypes.canonicalize_dtype(dtypes.dtype(float if dtype is None else dtype))
-    if not dtypes.issubdtype(dt, np.floating):
-        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dt}")
-    return dt
-
-
 def _opt_shape(shape: Any, name: str) -> tuple[int, ...] | None:
     return None if shape is None else _shape_arg(shape, name)
 
@@ -409,23 +405,6 @@ def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = 
 # Distributions built on gamma
 
 
-def _check_safe_to_cast(name: str, dtype: np.dtype, *args: Any) -> None:
-    """JAX's rule: parameters must convert to the sample dtype without losing their kind (a
-    Python scalar) or precision (an array)."""
-    for x in args:
-        dt = dtypes.canonicalize_dtype(dtypes.dtype(x))
-        if dt == dtype:
-            continue
-        if dtypes.is_weakly_typed(x):
-            ok = not dtypes.issubdtype(dt, np.complexfloating)
-        else:
-            ok = dtypes.result_type(dt, dtype) == dtype
-        if not ok:
-            raise dtypes.TypePromotionError(
-                f"In arguments to {name}, cannot safely cast argument of type {dt} to {dtype}"
-            )
-
-
 def _sample_shape(name: str, shape: Any, *params: Any) -> tuple[int, ...]:
     """``shape`` checked against the parameters' shapes, or their broadcast shape."""
     shapes = [tuple(np.shape(p)) for p in params]
@@ -439,10 +418,6 @@ def _sample_shape(name: str, shape: Any, *params: Any) -> tuple[int, ...]:
 def _split2(k):
     keys = rb.random_split(k, (2,))
     return keys[0], keys[1]
-
-
-def _exp(x):
-    return rm.xla_exp(x) if dtypes.dtype(x) != _F64 else lax.exp(x)
 
 
 def _beta(k, a, b, shape, dtype):
@@ -579,11 +554,6 @@ def _generalized_normal(k, p, shape, dtype):
     g = _gamma_jit(keys[0], inv_p, shape, dtype, False, recip)
     r = rademacher(keys[1], shape, dtype)
     return jnp_uf.multiply(r, _pow(g, inv_p))
-
-
-def _pow(x, y):
-    x, y = jnp_util.promote_args_numeric("power", x, y)
-    return rm.xla_pow(x, y) if dtypes.dtype(x) != _F64 else lax.pow(x, y)
 
 
 _generalized_normal_jit = jit(_generalized_normal, static_argnums=(2, 3))

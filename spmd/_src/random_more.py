@@ -31,23 +31,25 @@ from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import einsum as jnp_einsum
 from spmd._src.numpy import linalg as jnp_linalg
 from spmd._src.numpy import ufuncs as jnp_uf
-from spmd._src.numpy import util as jnp_util
 from spmd._src.numpy.util import promote_dtypes_inexact
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
     _check_key,
+    _check_safe_to_cast,
     _check_shape,
     _concrete_int,
     _const,
     _dtype_arg,
     _erf_inv,
+    _exp,
     _exponential_jit,
     _finfo,
     _float_dtype,
     _log,
     _log1p,
     _normal_jit,
+    _pow,
     _shape_arg,
     _uniform_jit,
     bernoulli,
@@ -55,10 +57,6 @@ from spmd._src.random import (
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
-
-
-def _exp(x):
-    return lax.exp(x) if dtypes.dtype(x) == np.float64 else rm.xla_exp(x)
 
 
 _F16, _F32, _BF16 = np.dtype(np.float16), np.dtype(np.float32), dtypes.dtype("bfloat16")
@@ -96,23 +94,6 @@ def _params_shape(name: str, shape: Any, *params: Any) -> tuple[int, ...]:
 
 def _is_python_scalar(x: Any) -> bool:
     return type(x) in (bool, int, float, complex)
-
-
-def _check_safe_to_cast(name: str, dtype: np.dtype, *args: Any) -> None:
-    """JAX's check that parameters convert to the sample dtype without losing precision (a
-    Python scalar, or a weakly typed value, converts within its kind)."""
-    for arg in args:
-        src = dtypes.dtype(arg)
-        if src == dtype:
-            continue
-        if _is_python_scalar(arg) or dtypes.is_weakly_typed(arg):
-            ok = not (dtypes.issubdtype(src, np.complexfloating) and dtype.kind != "c")
-        else:
-            ok = dtypes.promote_types(src, dtype) == dtype
-        if not ok:
-            raise dtypes.TypePromotionError(
-                f"In arguments to {name}, cannot safely cast argument of type {src} to {dtype}"
-            )
 
 
 def _param(name: str, argname: str, x: Any) -> Any:
@@ -554,11 +535,6 @@ def orthogonal(
 
 # ---------------------------------------------------------------------------------------------
 # ball
-
-
-def _pow(x, y):
-    x, y = jnp_util.promote_args_numeric("power", x, y)
-    return lax.pow(x, y) if dtypes.dtype(x) == np.float64 else rm.xla_pow(x, y)
 
 
 def _ball(key, p, d, shape, dtype):
