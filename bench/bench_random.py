@@ -116,8 +116,8 @@ def measure(lib: str, only: list[str] | None, repeat: int, min_time: float) -> d
             continue
         jitted = jax.jit(fn)
         res = {"checksum": _checksum(np, fn(key))}
-        res["eager"] = _time(lambda: jax.block_until_ready(fn(key)), repeat, min_time)
-        res["jit"] = _time(lambda: jax.block_until_ready(jitted(key)), repeat, min_time)
+        for mode, f in (("eager", fn), ("jit", jitted)):
+            res[mode] = _time(lambda f=f: jax.block_until_ready(f(key)), repeat, min_time)
         if _checksum(np, jitted(key)) != res["checksum"]:
             res["checksum"] += " (jit differs)"
         out["cases"][name] = res
