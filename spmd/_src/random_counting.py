@@ -87,7 +87,10 @@ def lgamma_f32(x) -> np.ndarray:
         out = r + rb.log_f32(a)
         small = x < _F32(0.5)
         if small.any():
-            out = np.where(small, lax.lgamma_p.impl(x).astype(_F32), out)
+            # Only the few small elements: NumPy's lgamma is a Python call per element (the
+            # rejection loops pass whole arrays with a handful of negative candidates).
+            out = np.array(out, _F32)
+            out[small] = lax.lgamma_p.impl(x[small]).astype(_F32)
         out = np.where(np.isinf(x), _F32(np.inf), out)
     return np.asarray(out, _F32)
 

@@ -9,7 +9,8 @@ Companions of ``spmd._src.lax.random_bits``' ``xla_log``/``xla_erf_inv`` kernels
   ``exp`` of 3, 5, 6 or 7 elements, or such a tail after whole vectors of 8, is the C library's
   ``expf`` instead; samplers' exps are fused with their draws and never take that path.)
 - ``xla_tan`` and ``xla_pow``: XLA's CPU code calls the C library's ``tanf``/``powf`` element by
-  element, so these call the same functions (through ctypes); where the C library cannot be
+  element, so these call the same functions (from a NumPy ufunc loop whose data pointer is the C
+  function, made through NumPy's C API with ctypes); where the C library cannot be
   loaded they round NumPy's float64 results. XLA runs with denormals flushed, so ``pow``'s
   denormal operands and results are zeros (``tanf`` returns a tiny operand untouched).
 
@@ -83,8 +84,51 @@ def _libm():
         return None
 
 
-def _libm_f32(name: str, nargs: int, fallback):
-    """The C library's float32 function ``name`` over broadcast NumPy arrays."""
+# NumPy's ufunc C API (a stable ABI: the slots' numbers never change): slot 1 makes a ufunc
+# from C loops; slots 6 and 14 are its generic loops that call a ``float f(float)`` and a
+# ``float f(float, float)`` stored as the loop's data pointer, once per element.
+_UFUNC_FROM_FUNC_AND_DATA, _LOOP_F_F, _LOOP_FF_F = 1, 6, 14
+_NPY_FLOAT = 11
+
+
+@functools.cache
+def _libm_ufunc(name: str, nargs: int):
+    """The C library's float32 function ``name`` as a NumPy ufunc (``ff->f`` or ``f->f``), and the
+    ctypes buffers it points into (kept alive with it in the cache): NumPy's
+    generic loop calls that very C function on every element, so the results are the
+    per-element calls' bit for bit, without a Python call per element. None when the C library
+    or NumPy's ufunc C API cannot be reached (then :func:`_libm_f32` loops in Python)."""
+    lib = _libm()
+    try:
+        try:
+            from numpy._core import _multiarray_umath as umath
+        except ImportError:  # pragma: no cover - NumPy 1.x
+            from numpy.core import _multiarray_umath as umath
+        # A private prototype: setting argtypes on ctypes.pythonapi's would change it for all.
+        proto = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
+        get_pointer = proto(("PyCapsule_GetPointer", ctypes.pythonapi))
+        api = ctypes.cast(get_pointer(umath._UFUNC_API, None), ctypes.POINTER(ctypes.c_void_p))
+        fn = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    except (AttributeError, ImportError, TypeError, ValueError):  # pragma: no cover
+        return None
+    make = ctypes.PYFUNCTYPE(
+        ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+        ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+    )(api[_UFUNC_FROM_FUNC_AND_DATA])  # fmt: skip
+    # The ufunc keeps these pointers, not copies: the buffers live as long as the cache entry.
+    loops = (ctypes.c_void_p * 1)(api[_LOOP_F_F if nargs == 1 else _LOOP_FF_F])
+    data = (ctypes.c_void_p * 1)(fn)
+    types = ctypes.create_string_buffer(bytes([_NPY_FLOAT] * (nargs + 1)), nargs + 1)
+    uname, doc = ctypes.create_string_buffer(name.encode()), ctypes.create_string_buffer(b"")
+    ufunc = make(ctypes.addressof(loops), ctypes.addressof(data), types, 1, nargs, 1, -1,
+                 uname, doc, 0)  # fmt: skip
+    return ufunc, (loops, data, types, uname, doc)
+
+
+def _libm_f32(name: str, nargs: int, fallback, vectorized: bool = True):
+    """The C library's float32 function ``name`` over broadcast NumPy arrays: through a ufunc
+    whose loop calls it (``vectorized``), else one ctypes call per element (the reference the
+    tests hold the ufunc to); NumPy's float64 results rounded when there is no C library."""
 
     def kernel(*args):
         args = np.broadcast_arrays(*(np.asarray(a, _F32) for a in args))
@@ -92,6 +136,10 @@ def _libm_f32(name: str, nargs: int, fallback):
         if lib is None:
             with np.errstate(all="ignore"):
                 return fallback(*(a.astype(np.float64) for a in args)).astype(_F32)
+        made = _libm_ufunc(name, nargs) if vectorized else None
+        if made is not None:
+            with np.errstate(all="ignore"):
+                return np.asarray(made[0](*args), _F32)
         fn = getattr(lib, name)
         fn.restype = ctypes.c_float
         fn.argtypes = [ctypes.c_float] * nargs
@@ -106,17 +154,26 @@ def _ftz(x: np.ndarray) -> np.ndarray:
     """Denormals as (signed) zeros: XLA's CPU code runs with the processor flushing denormal
     operands and results (DAZ and FTZ)."""
     x = np.asarray(x, _F32)
-    return np.where(np.abs(x) < np.finfo(_F32).tiny, x * _F32(0), x).astype(_F32)
+    with np.errstate(invalid="ignore"):  # inf * 0 is computed, then not selected
+        return np.where(np.abs(x) < np.finfo(_F32).tiny, x * _F32(0), x).astype(_F32)
 
 
 tan_f32 = _libm_f32("tanf", 1, np.tan)
 _powf = _libm_f32("powf", 2, np.power)
+# The per-element ctypes calls: the executable spec of the two kernels above.
+tan_f32_reference = _libm_f32("tanf", 1, np.tan, vectorized=False)
+_powf_reference = _libm_f32("powf", 2, np.power, vectorized=False)
 
 
-def pow_f32(x, y) -> np.ndarray:
+def pow_f32(x, y, _powf=_powf) -> np.ndarray:
     """The C library's ``powf`` as XLA's code calls it: denormal operands read as zero and a
     denormal result flushed to zero."""
     return _ftz(_powf(_ftz(x), _ftz(y)))
+
+
+def pow_f32_reference(x, y) -> np.ndarray:
+    """:func:`pow_f32` through one ctypes call per element (the spec of the ufunc path)."""
+    return pow_f32(x, y, _powf_reference)
 
 
 # ---------------------------------------------------------------------------------------------
