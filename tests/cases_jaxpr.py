@@ -1020,4 +1020,29 @@ def reduce_window_primitives(jax, jnp, lax):
     return f, (np.arange(12, dtype=np.float32).reshape(3, 4),)
 
 
+@case
+def approx_top_k_and_mulhi(jax, jnp, lax):
+    # approx_max_k/min_k bind approx_top_k with reduction_dimension as given (-1 stays -1).
+    def f(x, a, b):
+        return (
+            lax.approx_max_k(x, 3),
+            lax.approx_min_k(x, 2, 0, aggregate_to_topk=False),
+            (lax.mulhi(a, b)),
+        )
+
+    x = np.cos(np.arange(40, dtype=np.float32)).reshape(4, 10)
+    return f, (x, np.arange(3, dtype=np.uint32), np.arange(3, dtype=np.uint32))
+
+
+@case
+def conv_transpose_nhwc(jax, jnp, lax):
+    # One lhs-dilated conv_general_dilated with the padding conv_transpose works out.
+    def f(x, w):
+        return lax.conv_transpose(x, w, (2, 2), "SAME"), lax.conv_general_dilated_patches(
+            x, (2, 2), (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
+
+    return f, (np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 5), np.float32))
+
+
 __all__ = ["CASES"]

@@ -411,3 +411,257 @@ case(
     error="TypeError",
     match=r"Error interpreting argument to optimization_barrier as a JAX value.*str.*position 0",
 )
+
+# ---------------------------------------------------------------------------------------------
+# conv_transpose, conv_general_dilated_patches/_local and the convolution shape helpers
+
+_R = np.cos(np.arange(4 * 6 * 6 * 3, dtype=f32) * 0.83).astype(f32)
+X1D = _R[: 1 * 5 * 2].reshape(1, 5, 2)  # NWC
+X2D = _R[: 2 * 5 * 4 * 3].reshape(2, 5, 4, 3)  # NHWC
+XNCHW = _R[: 2 * 3 * 5 * 4].reshape(2, 3, 5, 4)
+
+
+def _kernel(*shape):
+    n = int(np.prod(shape))
+    return (np.sin(np.arange(n, dtype=f32) * 1.37) * 0.5).astype(f32).reshape(shape)
+
+
+def CT(strides, padding, **kw):
+    """Maker of ``lax.conv_transpose(x, w, strides, padding, **kw)``."""
+    return lambda jnp, lax: lambda x, w: lax.conv_transpose(x, w, strides, padding, **kw)
+
+
+_NWC = {"dimension_numbers": ("NWC", "WIO", "NWC")}
+for _k in (1, 2, 3, 4):
+    for _s in (1, 2, 3, 5):
+        for _pad in ("SAME", "VALID"):
+            case(
+                f"conv_transpose_1d_{_pad.lower()}_k{_k}_s{_s}",
+                CT((_s,), _pad, **_NWC),
+                X1D,
+                _kernel(_k, 2, 3),
+            )
+case("conv_transpose_1d_pairs", CT((2,), [(1, 2)], **_NWC), X1D, _kernel(3, 2, 3), grad=(0, 1))
+case(
+    "conv_transpose_1d_rhs_dilation",
+    CT((2,), "SAME", rhs_dilation=(2,), **_NWC),
+    X1D,
+    _kernel(3, 2, 3),
+    grad=(0, 1),
+)
+case(
+    "conv_transpose_1d_transpose_kernel",
+    CT((3,), "VALID", transpose_kernel=True, **_NWC),
+    X1D,
+    _kernel(3, 4, 2),
+    grad=(0, 1),
+)
+for _s in (1, 2, 4):
+    for _pad in ("SAME", "VALID", [(1, 0)], [(0, 2)]):
+        _tag = _pad.lower() if isinstance(_pad, str) else f"pairs{_pad[0][0]}{_pad[0][1]}"
+        case(
+            f"conv_transpose_1d_consistent_{_tag}_s{_s}",
+            CT((_s,), _pad, use_consistent_padding=True, **_NWC),
+            X1D,
+            _kernel(3, 2, 3),
+        )
+case("conv_transpose_2d_default_dn", CT((2, 1), "SAME"), X2D, _kernel(3, 2, 3, 4), grad=(0, 1))
+case(
+    "conv_transpose_2d_nchw",
+    CT((2, 2), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW")),
+    XNCHW,
+    _kernel(4, 3, 2, 3),
+    grad=(0, 1),
+)
+case(
+    "conv_transpose_err_padding",
+    CT((2,), "FULL", **_NWC),
+    X1D,
+    _kernel(3, 2, 3),
+    error="ValueError",
+    match=r"conv_transpose: padding must be 'SAME', 'VALID'.*'FULL'",
+)
+
+
+def PATCHES(*a, **kw):
+    return lambda jnp, lax: lambda x: lax.conv_general_dilated_patches(x, *a, **kw)
+
+
+case("patches_nchw_valid", PATCHES((2, 2), (1, 1), "VALID"), XNCHW, grad=(0,))
+case("patches_nchw_same_strided", PATCHES((3, 2), (2, 1), "SAME"), XNCHW, grad=(0,))
+case(
+    "patches_nhwc_dilated",
+    PATCHES(
+        (2, 2), (1, 1), "VALID", rhs_dilation=(2, 1), dimension_numbers=("NHWC", "HWIO", "NHWC")
+    ),
+    X2D,
+    grad=(0,),
+)
+case(
+    "patches_nhwc_out_nchw",
+    PATCHES((2, 3), (1, 2), [(1, 0), (0, 1)], dimension_numbers=("NHWC", "WHIO", "NCHW")),
+    X2D,
+)
+case(
+    "patches_err_filter",
+    PATCHES((2,), (1, 1), "VALID"),
+    XNCHW,
+    error="TypeError",
+    match=r"conv_general_dilated_patches: filter_shape must have 2 entries.*\(2,\)",
+)
+
+
+def LOCAL(*a, **kw):
+    return lambda jnp, lax: lambda x, w: lax.conv_general_dilated_local(x, w, *a, **kw)
+
+
+# NCHW: the kernel is (O, C * window, out H, out W) = (2, 3*2*2, 4, 3).
+case("local_nchw_valid", LOCAL((1, 1), "VALID", (2, 2)), XNCHW, _kernel(2, 12, 4, 3), grad=(0, 1))
+# NHWC input, kernel "HWIO" with spatial = output positions: (3, 2, 3*3*2, 4) for SAME, stride 2/2.
+case(
+    "local_nhwc_same",
+    LOCAL((2, 2), "SAME", (3, 2), dimension_numbers=("NHWC", "HWIO", "NHWC")),
+    X2D,
+    _kernel(3, 2, 18, 4),
+    grad=(0, 1),
+)
+case(
+    "shape_tuples",
+    lambda jnp, lax: (
+        lambda: (
+            lax.conv_shape_tuple((2, 3, 10, 10), (4, 3, 3, 3), (1, 1), [(1, 1), (1, 1)]),
+            lax.conv_shape_tuple((4, 3, 9, 7), (4, 3, 2, 3), (2, 3), "SAME", 2),
+            lax.conv_general_permutations(("NHWC", "HWIO", "NHWC")),
+            lax.conv_general_permutations(("NCW", "WOI", "NWC")),
+            lax.conv_general_shape_tuple(
+                (2, 10, 9, 3), (3, 2, 3, 4), (2, 1), "VALID", ("NHWC", "HWIO", "NHWC")
+            ),
+            lax.conv_transpose_shape_tuple(
+                (2, 10, 9, 3), (3, 3, 3, 4), (2, 3), "SAME", ("NHWC", "HWIO", "NHWC")
+            ),
+            lax.conv_transpose_shape_tuple(
+                (2, 3, 10, 9), (4, 3, 5, 1), (2, 3), "VALID", ("NCHW", "OIHW", "NCHW")
+            ),
+        )
+    ),
+    jit=False,
+)
+
+# ---------------------------------------------------------------------------------------------
+# approx_max_k / approx_min_k (exact on CPU; the result's length for aggregate_to_topk=False)
+
+XK = np.cos(np.arange(40, dtype=f32) * 1.7).astype(f32).reshape(2, 20)
+XK300 = np.cos(np.arange(600, dtype=f32) * 0.61).astype(f32).reshape(2, 300)
+XK2100 = np.sin(np.arange(2100, dtype=f32) * 0.37).astype(f32)
+XKNAN = np.array([1.0, np.nan, 3, 3, -np.inf, 0.0, -0.0], f32)
+
+
+def AK(fn, *a, **kw):
+    return lambda jnp, lax: lambda x: getattr(lax, fn)(x, *a, **kw)
+
+
+case("approx_max_k", AK("approx_max_k", 3), XK, grad=(0,))
+case("approx_min_k_dim0", AK("approx_min_k", 2, reduction_dimension=0), XK, grad=(0,))
+case("approx_max_k_nan_ties", AK("approx_max_k", 4), XKNAN)
+case("approx_max_k_noagg_small", AK("approx_max_k", 3, aggregate_to_topk=False), XK)
+case("approx_max_k_noagg_rows", AK("approx_max_k", 3, aggregate_to_topk=False), XK300, grad=(0,))
+case("approx_min_k_noagg_vector", AK("approx_min_k", 5, aggregate_to_topk=False), XK2100)
+case(
+    "approx_max_k_noagg_override",
+    AK(
+        "approx_max_k",
+        2,
+        recall_target=0.9,
+        reduction_input_size_override=100000,
+        aggregate_to_topk=False,
+    ),
+    XK2100,
+)
+case(
+    "approx_max_k_err_int",
+    AK("approx_max_k", 2),
+    I35,
+    error="ValueError",
+    match=r"approx_max_k: operand must be a floating type, got int32",
+)
+case(
+    "approx_max_k_err_k",
+    AK("approx_max_k", 30),
+    XK,
+    error="ValueError",
+    match=r"approx_max_k: k must be smaller than the size of reduction_dim 20, got 30",
+)
+case(
+    "approx_min_k_err_dim",
+    AK("approx_min_k", 2, reduction_dimension=2),
+    XK,
+    error="IndexError",
+    match=r"approx_min_k: reduction_dimension 2 is out of bounds.*\(2, 20\)",
+)
+
+# ---------------------------------------------------------------------------------------------
+# mulhi and the small helpers
+
+for _dt in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32):
+    _ii = np.iinfo(_dt)
+    _a = np.array([_ii.max, _ii.min, 7, _ii.max // 3, 1, 0], _dt)
+    _b = np.array([_ii.max, _ii.max, _ii.max, _ii.min + 5, _ii.min, _ii.max // 7], _dt)
+    case(f"mulhi_{np.dtype(_dt).name}", lambda jnp, lax: lax.mulhi, _a, _b)
+case(
+    "mulhi_err_float",
+    lambda jnp, lax: lax.mulhi,
+    X7,
+    X7,
+    error="TypeError",
+    match=r"mulhi does not accept dtype float32",
+)
+case(
+    "platform_dependent_cpu",
+    lambda jnp, lax: (
+        lambda x: lax.platform_dependent(x, cpu=lambda v: v + 1, default=lambda v: v * 2)
+    ),
+    X7,
+    grad=(0,),
+)
+case(
+    "platform_dependent_default",
+    lambda jnp, lax: (
+        lambda x: lax.platform_dependent(x, tpu=lambda v: v + 1, default=lambda v: v * 2)
+    ),
+    X7,
+)
+case(
+    "platform_dependent_err_none",
+    lambda jnp, lax: lambda x: lax.platform_dependent(x, tpu=lambda v: v + 1),
+    X7,
+    jit=False,
+    error="NotImplementedError",
+    match=r"platform_dependent: no branch for platform 'cpu'",
+)
+case(
+    "composite_kwargs",
+    lambda jnp, lax: (
+        lambda x: lax.composite(lambda v, *, k: v * k + 1, name="my.scale", version=2)(x, k=3.0)
+    ),
+    X7,
+)
+case(
+    "composite_scalar",
+    lambda jnp, lax: lambda: lax.composite(lambda a, b: a + b, name="my.add")(1.0, 2.0),
+)
+case("broadcast_like_scalar", lambda jnp, lax: lax.broadcast_like, np.float32(2), X35)
+case("broadcast_like_row", lambda jnp, lax: lax.broadcast_like, I35[0], I35)
+case(
+    "broadcast_like_err",
+    lambda jnp, lax: lax.broadcast_like,
+    I35[:, 0],
+    I35,
+    error="ValueError",
+    match=r"broadcast_like: cannot broadcast.*\(3,\).*\(3, 5\)",
+)
+_DTYPE_OF = (1.0, 1, True, np.float64(1), np.zeros(2, np.int8), np.zeros(2, np.uint64))
+case(
+    "lax_dtype",
+    lambda jnp, lax: lambda: [jnp.zeros((), lax.dtype(v)) for v in _DTYPE_OF],
+    jit=False,
+)

@@ -465,6 +465,19 @@ for _name, _fn, _kind in [
     binary(_name, _fn, _shift_ref(_kind), INTS, _WIDE_INT, _SHIFT_AMOUNT, native=True)
     reject(_name, _fn, "float32", "bool", nargs=2)
 
+
+def _mulhi_ref(x, y):
+    # Python integers: the exact double-width product, then its high half (two's complement).
+    bits = x.dtype.itemsize * 8
+    x, y = np.broadcast_arrays(x, y)
+    hi = [(int(a) * int(b)) >> bits for a, b in zip(x.ravel(), y.ravel())]
+    return np.array([h % (1 << bits) for h in hi], np.uint64).astype(x.dtype).reshape(x.shape)
+
+
+binary("mulhi", lax.mulhi, _mulhi_ref, INTS, _WIDE_INT, native=True)
+reject("mulhi", lax.mulhi, "float32", "bool", nargs=2)
+
+
 for _name, _fn, _ref in [
     ("eq", lax.eq, np.equal),
     ("ne", lax.ne, np.not_equal),
@@ -930,6 +943,20 @@ for _dt in NUMERIC:
 
         add("top_k", Config(f"{_dt}{_shape} k=3", lambda x: lax.top_k(x, 3), (_x,),
                             _topk_ref, [_dt, "int32"], native=True))  # fmt: skip
+
+for _dt in FLOATS:
+    _x = gen(_dt, (2, 6), seed="approxk")
+
+    def _approx_ref(x, largest=True):
+        key = -x.astype(np.float64) if largest else x.astype(np.float64)
+        idx = np.argsort(key, axis=-1, kind="stable")[..., :3]
+        return [np.take_along_axis(x, idx, -1), idx]
+
+    add("approx_top_k",
+        Config(f"{_dt}(2, 6) max k=3", lambda x: lax.approx_max_k(x, 3), (_x,), _approx_ref,
+               [_dt, "int32"], native=True),
+        Config(f"{_dt}(2, 6) min k=3", lambda x: lax.approx_min_k(x, 3), (_x,),
+               lambda x: _approx_ref(x, False), [_dt, "int32"], native=True))  # fmt: skip
 
 _GD = lax.GatherDimensionNumbers
 _ROWS = _GD(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))

@@ -158,6 +158,44 @@ VMAP_CASES = {
         _XB,
         1,
     ),
+    # The new convolutions see a batch of NWC inputs (the mapped axis in the middle).
+    "conv_transpose": (
+        lambda x: lax.conv_transpose(
+            x[None],
+            _XB[0, :3, :2].reshape(3, 2, 1),
+            (2,),
+            "SAME",
+            dimension_numbers=("NWC", "WIO", "NWC"),
+        ),
+        _XB[:, :, :2],
+        1,
+    ),  # fmt: skip
+    "patches": (
+        lambda x: lax.conv_general_dilated_patches(
+            x[None], (2,), (1,), "VALID", dimension_numbers=("NWC", "WIO", "NWC")
+        ),
+        _XB,
+        1,
+    ),
+    "local": (
+        lambda x: lax.conv_general_dilated_local(
+            x[None],
+            np.cos(np.arange(80, dtype=np.float32)).reshape(2, 8, 5),
+            (1,),
+            "VALID",
+            (2,),
+            dimension_numbers=("NCW", "OIW", "NCW"),
+        ),
+        _XB,
+        0,
+    ),  # fmt: skip
+    "approx_max_k": (lambda x: lax.approx_max_k(x, 2)[0], _XB, 1),
+    "approx_min_k_dim0_indices": (lambda x: lax.approx_min_k(x, 2, 0)[1], _XB, 2),
+    "mulhi": (
+        lambda x: lax.mulhi(x, np.int32(-(2**31) + 12345)),
+        (np.arange(3 * 4 * 6, dtype=np.int32).reshape(3, 4, 6) - 30) * 9_000_001,
+        1,
+    ),
 }
 
 

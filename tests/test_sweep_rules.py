@@ -67,7 +67,7 @@ NO_GRAD_CHECK: dict[str, str] = {
         n: _INT_ONLY
         for n in (
             "and or xor not shift_left shift_right_logical shift_right_arithmetic "
-            "population_count clz reduce_and reduce_or reduce_xor"
+            "population_count clz reduce_and reduce_or reduce_xor mulhi"
         ).split()
     },
 }

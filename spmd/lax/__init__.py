@@ -1,7 +1,9 @@
 """spmd.lax: the primitives (``from spmd import lax``). Re-exports only."""
 
+from spmd._src.lax.approx_top_k import *  # noqa: F401,F403
 from spmd._src.lax.control_flow import *  # noqa: F401,F403
 from spmd._src.lax.convolution import *  # noqa: F401,F403
+from spmd._src.lax.convolution_more import *  # noqa: F401,F403
 from spmd._src.lax.dot import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.arithmetic import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.bitwise import *  # noqa: F401,F403
@@ -14,6 +16,7 @@ from spmd._src.lax.indexing.common import *  # noqa: F401,F403
 from spmd._src.lax.indexing.gathering import *  # noqa: F401,F403
 from spmd._src.lax.indexing.scattering import *  # noqa: F401,F403
 from spmd._src.lax.indexing.slicing import *  # noqa: F401,F403
+from spmd._src.lax.misc_more import *  # noqa: F401,F403
 from spmd._src.lax.misc_ops import *  # noqa: F401,F403
 from spmd._src.lax.parallel import *  # noqa: F401,F403
 from spmd._src.lax.reductions import *  # noqa: F401,F403
@@ -22,3 +25,4 @@ from spmd._src.lax.sharding import *  # noqa: F401,F403
 from spmd._src.lax.sorting import *  # noqa: F401,F403
 from spmd._src.lax.special import *  # noqa: F401,F403
 from spmd._src.lax.windowed_reductions import *  # noqa: F401,F403
+from spmd.lax import linalg  # noqa: E402,F401  (jax.lax.linalg after a bare import)

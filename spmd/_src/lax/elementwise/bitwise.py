@@ -150,6 +150,52 @@ defjvp_zero(shift_right_arithmetic_p)
 
 
 # ---------------------------------------------------------------------------------------------
+# High half of an integer product
+
+
+def _mulhi_u64(a, b):
+    # 64 x 64 -> high 64 bits from 32-bit halves (each partial product fits in 64 bits; the
+    # middle sums are split so that no carry is lost).
+    m = np.uint64(0xFFFFFFFF)
+    s = np.uint64(32)
+    a0, a1, b0, b1 = a & m, a >> s, b & m, b >> s
+    t = a1 * b0 + ((a0 * b0) >> s)
+    u = a0 * b1 + (t & m)
+    return a1 * b1 + (t >> s) + (u >> s)
+
+
+def _mulhi_impl(x, y):
+    bits = x.dtype.itemsize * 8
+    if bits < 64:
+        # The full product fits in 64 bits: widen, multiply, shift (arithmetically if signed).
+        wide = np.int64 if x.dtype.kind == "i" else np.uint64
+        out = (x.astype(wide) * y.astype(wide)) >> wide(bits)
+        return out.astype(x.dtype)
+    with np.errstate(over="ignore"):
+        hi = _mulhi_u64(x.view(np.uint64), y.view(np.uint64))
+        if x.dtype.kind == "i":
+            # Signed from unsigned: subtract the other operand for each negative one (mod 2**64).
+            hi = hi - np.where(x < 0, y.view(np.uint64), np.uint64(0))
+            hi = hi - np.where(y < 0, x.view(np.uint64), np.uint64(0))
+    return hi.astype(np.uint64).view(x.dtype)
+
+
+def mulhi(x, y, /):
+    """Elementwise high half of the integer product ``x * y`` (the bits above the operands'
+    width of the double-width product), for integer operands of one dtype.
+
+    >>> lax.mulhi(jnp.uint32(0xFFFFFFFF), jnp.uint32(0xFFFFFFFF))
+    Array(4294967294, dtype=uint32)
+    """
+    return mulhi_p.bind(x, y)
+
+
+mulhi_p = binop("mulhi", _mulhi_impl, integer)
+defbroadcasting(mulhi_p)
+defjvp_zero(mulhi_p)
+
+
+# ---------------------------------------------------------------------------------------------
 # Comparisons
 
 
@@ -231,6 +277,8 @@ __all__ = [
     "le_p",
     "lt",
     "lt_p",
+    "mulhi",
+    "mulhi_p",
     "ne",
     "ne_p",
     "not_p",
