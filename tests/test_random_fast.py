@@ -2,10 +2,12 @@
 
 ``tan_f32``/``pow_f32`` call the C library's ``tanf``/``powf`` from a NumPy ufunc loop; the
 per-element ctypes calls (``tan_f32_reference``, ``pow_f32_reference``) are their executable
-spec. Inputs are random bit patterns (every exponent, both signs, NaNs, infinities, subnormals)
-plus edge values. One known difference, where the ufunc is the faithful one: a Python float
-cannot carry a signaling NaN, so the ctypes path quiets it before the C function sees it, and
-``powf(sNaN, 0)`` is then 1 instead of the NaN XLA returns.
+spec, on random bit patterns (every exponent, both signs, NaNs, infinities, subnormals) and
+edge values. One known difference, where the ufunc is the faithful one: a Python float cannot
+carry a signaling NaN, so the ctypes path quiets it before the C function sees it, and
+``powf(sNaN, 0)`` is then 1 instead of the NaN XLA returns. ``fma32``'s rounding is checked
+against exact rationals, and ``xla_log``'s shortcut for elements equal to 1 against the plain
+kernel.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 from spmd._src import random_counting
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import random_bits as rb
 from spmd._src.lax import random_math as rm
 
 EDGES = np.float32(
@@ -86,3 +89,47 @@ def test_lgamma_evaluates_small_arguments_one_by_one():
     assert _same(got, alone)
     small = x < 0.5
     assert _same(got[small], lax.lgamma_p.impl(x[small]).astype(np.float32))
+
+
+def _fma_exact(a, b, c):
+    """``a * b + c`` rounded once to float32 (ties to even), from exact rationals."""
+    from fractions import Fraction
+
+    out = []
+    for x, y, z in zip(a.tolist(), b.tolist(), c.tolist()):
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        near = np.float32(float(exact))
+        cands = [near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, -np.inf)]
+        out.append(
+            min(cands, key=lambda v: (abs(Fraction(float(v)) - exact), v.view(np.uint32) & 1))
+        )
+    return np.array(out, np.float32)
+
+
+def test_fma32_rounds_once_on_ties():
+    # Few-bit operands with far-apart exponents: many float64 sums land exactly halfway between
+    # two float32 values, some exactly (the cast's tie to even is right) and some not.
+    rng = np.random.default_rng(3)
+    n = 4000
+    a = (rng.integers(-64, 64, n) * 2.0 ** rng.integers(-30, 30, n)).astype(np.float32)
+    b = (rng.integers(-64, 64, n) * 2.0 ** rng.integers(-30, 30, n)).astype(np.float32)
+    c = (rng.integers(-(2**24), 2**24, n) * 2.0 ** rng.integers(-60, 60, n)).astype(np.float32)
+    r = np.multiply(a, b, dtype=np.float64) + c
+    tie = (r.view(np.uint64) & rb._TIE_MASK) == rb._TIE
+    assert tie.sum() > 50
+    got = rb.fma32(a, b, c)
+    assert _same(got, _fma_exact(a, b, c))
+    # Broadcast operands take the same path.
+    assert _same(rb.fma32(a, b[0], c), _fma_exact(a, np.full(n, b[0]), c))
+
+
+def test_log_leaves_out_ones():
+    # xla_log computes only the elements that are not exactly 1 when those are many (the
+    # counting samplers' finished lanes); log(1) is +0 and the rest is unchanged.
+    rng = np.random.default_rng(4)
+    x = rng.random(50_000).astype(np.float32)
+    for frac in (0.0, 0.2, 0.3, 0.9, 1.0):
+        y = np.where(rng.random(x.size) < frac, np.float32(1), x)
+        assert _same(rb.xla_log_p.impl(y), rb.log_f32(y))
+    assert _same(rb.log_f32(np.float32([1.0])), np.float32([0.0]))
+    assert rb.xla_log_p.impl(np.ones((3, 40), np.float32)).shape == (3, 40)

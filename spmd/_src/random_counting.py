@@ -24,7 +24,7 @@ from spmd._src.lax import elementwise as lax
 from spmd._src.lax import random_bits as rb
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
-from spmd._src.lax.control_flow import scan, while_loop
+from spmd._src.lax.control_flow import cond, scan, while_loop
 from spmd._src.numpy import indexing as jnp_idx
 from spmd._src.numpy import shape_ops as jnp_shape
 from spmd._src.numpy import ufuncs as jnp_uf
@@ -103,8 +103,12 @@ def _poisson_knuth(k, lam, shape, dtype, max_iters):
     def body(carry):
         i, count, key, log_prod = carry
         keys = rb.random_split(key, (2,))
-        count = lax.select(lax.gt(log_prod, lax.neg(lam)), lax.add(count, _ones(count)), count)
+        going = lax.gt(log_prod, lax.neg(lam))
+        count = lax.select(going, lax.add(count, _ones(count)), count)
         u = uniform(keys[1], shape, np.float32)
+        # A finished lane stays finished (log u <= 0) and only its count is returned: its u is
+        # set to 1, whose log (0, leaving its product alone) xla_log does not compute.
+        u = lax.select(going, u, _ones(u))
         return i + 1, count, keys[0], lax.add(log_prod, _xlog(u))
 
     def cond(carry):
@@ -175,6 +179,21 @@ def _poisson_rejection(k, lam, shape, dtype, max_iters):
     return _rejection_loop(body, k, shape, max_iters, lam.dtype, dtype)
 
 
+def _only_if_used(used, loop, k, param, shape, dtype, max_iters):
+    """``loop(k, param, ...)``, or zeros when no element is ``used``: the caller selects the
+    loop's result only where ``used`` holds, so skipping the loop changes no bit. (JAX runs both
+    loops every time; here a whole-array rejection loop costs a NumPy pass per operation and
+    iteration. Under vmap the batched predicate makes ``cond`` run both, as before.)"""
+    any_used = lax_red.reduce_or(used, tuple(range(len(shape))))
+    return cond(
+        any_used,
+        lambda k, param: loop(k, param, shape, dtype, max_iters),
+        lambda k, param: lax_shape.full(shape, 0, dtype),
+        k,
+        param,
+    )
+
+
 def _poisson(k, lam, shape, dtype):
     # As TensorFlow and NumPy: Knuth's method below lam = 10, PTRS above; both loops run over
     # the whole array, each with the other's elements set to a harmless rate.
@@ -184,9 +203,12 @@ def _poisson(k, lam, shape, dtype):
     max_iters = jnp_asarray(dtypes.iinfo(dtype).max, dtype)
     result = lax.select(
         use_knuth,
-        _poisson_knuth(k, lam_knuth, shape, dtype, max_iters),
-        _poisson_rejection(k, lam_rejection, shape, dtype, max_iters),
-    )
+        _only_if_used(use_knuth, _poisson_knuth, k, lam_knuth, shape, dtype, max_iters),
+        _only_if_used(
+            lax.bitwise_not(use_knuth), _poisson_rejection, k, lam_rejection, shape, dtype,
+            max_iters,
+        ),
+    )  # fmt: skip
     return lax.select(
         lax.eq(lam, lax_shape.full_like(lam, 0)), lax_shape.full_like(result, 0), result
     )
@@ -248,8 +270,12 @@ def _binomial_inversion(k, count, prob, shape, dtype, max_iters):
     def body(carry):
         i, num_geom, geom_sum, key = carry
         keys = rb.random_split(key, (2,))
-        num_geom_out = lax.select(f.less_equal(geom_sum, count), f.add(num_geom, 1), num_geom)
+        going = f.less_equal(geom_sum, count)
+        num_geom_out = lax.select(going, f.add(num_geom, 1), num_geom)
         u = uniform(keys[0], shape, prob.dtype)
+        # As in Knuth's loop: a finished lane's sum only grows (or turns NaN: 0 / log1p(-0)),
+        # and only the counts are returned, so its u is 1 and its log is not computed.
+        u = lax.select(going, u, _ones(u))
         geom = f.ceil(f.true_divide(_xlog(u), log1m_prob))
         return i + 1, num_geom_out, f.add(geom_sum, geom), keys[1]
 
@@ -335,11 +361,18 @@ def _binomial(k, count, prob, shape, dtype):
     count_btrs = lax.select(use_inversion, lax_shape.full_like(count, 1e4), count)
     q_btrs = lax.select(use_inversion, lax_shape.full_like(q, 0.5), q)
     max_iters = jnp_asarray(dtypes.finfo(dtype).max, dtype)
+    use_btrs = lax.bitwise_not(use_inversion)
     samples = lax.select(
         use_inversion,
-        _binomial_inversion(k, count_inv, q, shape, dtype, max_iters),
-        _btrs(k, count_btrs, q_btrs, shape, dtype, max_iters),
-    )
+        _only_if_used(
+            use_inversion, lambda k, cq, *a: _binomial_inversion(k, *cq, *a), k, (count_inv, q),
+            shape, dtype, max_iters,
+        ),
+        _only_if_used(
+            use_btrs, lambda k, cq, *a: _btrs(k, *cq, *a), k, (count_btrs, q_btrs), shape, dtype,
+            max_iters,
+        ),
+    )  # fmt: skip
     # NaN for a NaN or negative q or count; inf for an infinite count.
     invalid = f.logical_or(f.logical_or(q_l_0, q_is_nan), count_nan_or_neg)
     samples = lax.select(invalid, lax_shape.full_like(samples, np.nan), samples)

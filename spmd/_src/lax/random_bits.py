@@ -407,26 +407,34 @@ def fma32(a, b, c) -> np.ndarray:
     # exactly halfway between two float32 values; there the exact sum decides.
     tie = (r.view(np.uint64) & _TIE_MASK) == _TIE
     if tie.any():
-        out = _fix_ties(p, r, np.asarray(c, np.float64), out, tie)
+        out = _fix_ties(p, r, c, out, tie)
     return out
 
 
 def _fix_ties(p, r, c, out, tie):
     # Sums of two float32 values are exact in float64 and often land on a tie: only the few
-    # tie elements are looked at again.
+    # tie elements are looked at again, and only the inexact ones among them are changed.
     shape = np.shape(r)
-    out = np.array(out, _F32).reshape(-1)
+
+    def at(v, idx):
+        v = np.asarray(v)
+        return (v if v.shape == shape else np.broadcast_to(v, shape)).reshape(-1)[idx]
+
     idx = np.flatnonzero(tie)
-    pb = np.broadcast_to(p, shape).reshape(-1)[idx]
-    cb = np.broadcast_to(c, shape).reshape(-1)[idx]
-    rb = np.reshape(r, -1)[idx]
+    pb, cb, rb = at(p, idx), at(c, idx).astype(np.float64), np.reshape(r, -1)[idx]
     bb = rb - pb
     err = (pb - (rb - bb)) + (cb - bb)  # exact: p + c == r + err (TwoSum)
+    inexact = err != 0
+    if not inexact.any():
+        return out  # exact ties: the cast rounded them to even, as a single rounding does
+    idx, rb, err = idx[inexact], rb[inexact], err[inexact]
+    out = np.array(out, _F32).reshape(-1)
     o = out[idx]
-    above = o.astype(np.float64) > rb
-    lo = np.where(above, np.nextafter(o, _F32(-np.inf)), o)
-    hi = np.where(above, o, np.nextafter(o, _F32(np.inf)))
-    out[idx] = np.where(err == 0, o, np.where(err > 0, hi, lo))
+    # The exact sum lies on err's side of the tie r: o is right if it is on that side too, else
+    # its neighbour on that side is.
+    wrong = (o.astype(np.float64) > rb) != (err > 0)
+    toward = np.where(err > 0, _F32(np.inf), _F32(-np.inf))
+    out[idx] = np.where(wrong, np.nextafter(o, toward), o)
     return out.reshape(shape)
 
 
@@ -579,9 +587,32 @@ def _via_f32(kernel, f64_kernel):
     return impl
 
 
-def _xla_unop(name: str, kernel, f64_kernel) -> core.Primitive:
+def _skip_ones(kernel):
+    """``kernel`` (a float32 ``log``) with the elements exactly 1 left out when they are at
+    least a quarter of the array: their log is +0 exactly. The counting samplers' loops set the
+    uniforms of their finished lanes to 1, and after a few iterations most lanes are finished."""
+
+    def run(x):
+        x = np.asarray(x)
+        if x.size < 64:
+            return kernel(x)
+        ones = x == _F32(1)
+        n_ones = int(np.count_nonzero(ones))
+        if 4 * n_ones < x.size:
+            return kernel(x)
+        out = np.zeros(x.shape, _F32)
+        if n_ones < x.size:
+            rest = ~ones
+            out[rest] = kernel(x[rest])
+        return out
+
+    return run
+
+
+def _xla_unop(name: str, kernel, f64_kernel, outer=None) -> core.Primitive:
     prim = core.Primitive(name)
-    prim.def_impl(_via_f32(_blockwise(kernel), f64_kernel))
+    run = _blockwise(kernel)
+    prim.def_impl(_via_f32(run if outer is None else outer(run), f64_kernel))
 
     def abstract_eval(x):
         check_dtype_kind(name, float_dtypes, x)
@@ -605,7 +636,7 @@ def xla_log(x):
     return xla_log_p.bind(x)
 
 
-xla_log_p = _xla_unop("xla_log", log_f32, np.log)
+xla_log_p = _xla_unop("xla_log", log_f32, np.log, outer=_skip_ones)
 defjvp(xla_log_p, lambda g, x: _ew.div(g, x))
 
 
