@@ -133,3 +133,28 @@ def test_log_leaves_out_ones():
         assert _same(rb.xla_log_p.impl(y), rb.log_f32(y))
     assert _same(rb.log_f32(np.float32([1.0])), np.float32([0.0]))
     assert rb.xla_log_p.impl(np.ones((3, 40), np.float32)).shape == (3, 40)
+
+
+def test_threefry_with_a_key_per_row_of_few_counters():
+    # A key per row and a few counters per row (splitting a batch of keys) runs with the short
+    # axis moved first; the words must equal the same cipher on the flattened operands and the
+    # scalar reference.
+    rng = np.random.default_rng(5)
+    for rows, m in ((500, 2), (300, 3), (200, 15), (100, 1)):
+        k1 = rng.integers(0, 2**32, (rows, 1), dtype=np.uint64).astype(np.uint32)
+        k2 = rng.integers(0, 2**32, (rows, 1), dtype=np.uint64).astype(np.uint32)
+        x1 = np.arange(m, dtype=np.uint32)
+        x2 = x1 + np.uint32(m)
+        y1, y2 = rb.threefry2x32_kernel(k1, k2, x1, x2)
+        assert y1.shape == y2.shape == (rows, m) and y1.dtype == np.uint32
+        flat = [np.broadcast_to(v, (rows, m)).reshape(-1) for v in (k1, k2, x1, x2)]
+        f1, f2 = rb.threefry2x32_kernel(*flat)
+        assert np.array_equal(y1.reshape(-1), f1) and np.array_equal(y2.reshape(-1), f2)
+        for i in (0, rows - 1):
+            want = rb._threefry_scalar(int(k1[i, 0]), int(k2[i, 0]), int(x1[-1]), int(x2[-1]))
+            assert (int(y1[i, -1]), int(y2[i, -1])) == want
+    # Three dimensions: keys (4, 50, 1) against counters (2,).
+    k = rng.integers(0, 2**32, (4, 50, 1), dtype=np.uint64).astype(np.uint32)
+    y1, _ = rb.threefry2x32_kernel(k, k, np.uint32([0, 1]), np.uint32([2, 3]))
+    flat = [np.broadcast_to(v, (4, 50, 2)).reshape(-1) for v in (k, k, [0, 1], [2, 3])]
+    assert np.array_equal(y1.reshape(-1), rb.threefry2x32_kernel(*flat)[0])
