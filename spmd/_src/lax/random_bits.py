@@ -469,13 +469,18 @@ def log_f32(x) -> np.ndarray:
     r = (m + _F32(-1)) + np.where(small, m, _F32(0))
     r2 = r * r
     r3 = r2 * r
-    p1 = fma32(fma32(r, _c(0x3D9021BB), _c(0xBDEBD1B8)), r, _c(0x3DEF251A))
-    p2 = fma32(fma32(r, _c(0xBDFE5D4F), _c(0x3E11E9BF)), r, _c(0xBE2AAE50))
-    p3 = fma32(fma32(r, _c(0x3E4CCEAC), _c(0xBE7FFFFC)), r, _c(0x3EAAAAAA))
-    q = fma32(fma32(p1, r3, p2), r3, p3)
-    y = fma32(q, r3, e * _c(0xB95E8083))
-    y = fma32(-r2, _F32(0.5), r) + y
-    y = fma32(e, _c(0x3F318000), y)
+    # fma32 computes in float64: the operands used several times are widened once.
+    r64, r3_64 = r.astype(np.float64), r3.astype(np.float64)
+    p1 = fma32(fma32(r64, _c(0x3D9021BB), _c(0xBDEBD1B8)), r64, _c(0x3DEF251A))
+    p2 = fma32(fma32(r64, _c(0xBDFE5D4F), _c(0x3E11E9BF)), r64, _c(0xBE2AAE50))
+    p3 = fma32(fma32(r64, _c(0x3E4CCEAC), _c(0xBE7FFFFC)), r64, _c(0x3EAAAAAA))
+    q = fma32(fma32(p1, r3_64, p2), r3_64, p3)
+    y = fma32(q, r3_64, e * _c(0xB95E8083))
+    # The last two fused multiply-adds have exact float32 products (r2 / 2 is normal: |r| is 0
+    # or at least 2**-24; e has at most 8 bits and 0x3F318000 9), so they round once as
+    # float32 sums do.
+    y = (r - r2 * _F32(0.5)) + y
+    y = e * _c(0x3F318000) + y
     y = np.where(x == _F32(np.inf), _F32(np.inf), y)
     y = np.where(x == 0, _F32(-np.inf), y)
     return np.where((x < 0) | np.isnan(x), _NAN32, y).astype(_F32)
@@ -506,12 +511,13 @@ def log1p_f32(x) -> np.ndarray:
 
 def _log1p_small(x: np.ndarray) -> np.ndarray:
     x2 = x * x
+    x64 = x.astype(np.float64)  # widened once for the two Horner chains' fma32s
     den = np.ones_like(x)
     for h in _LOG1P_DEN:
-        den = fma32(den, x, _c(h))
+        den = fma32(den, x64, _c(h))
     num = np.full_like(x, _F32(4.527e-05))
     for h in _LOG1P_NUM:
-        num = fma32(num, x, _c(h))
+        num = fma32(num, x64, _c(h))
     return (x + fma32(x2, _F32(-0.5), (x * x2) * (num / den))).astype(_F32)
 
 
@@ -545,8 +551,9 @@ def erf_inv_f32(x) -> np.ndarray:
 
 def _erf_inv_poly(z: np.ndarray, coefs: np.ndarray) -> np.ndarray:
     p = np.full_like(z, coefs[0])
+    z64 = z.astype(np.float64)
     for c in coefs[1:]:
-        p = fma32(p, z, c)
+        p = fma32(p, z64, c)
     return p
 
 
@@ -562,12 +569,13 @@ def erf_f32(x) -> np.ndarray:
     big = np.abs(x) >= _c(0x406F9C68)
     xc = np.minimum(np.maximum(x, _c(0xC06F9C68)), _c(0x406F9C68))
     x2 = xc * xc
-    p = fma32(x2, _c(0x39702D51), _c(0x3B5F5DA2))
+    x2w = x2.astype(np.float64)
+    p = fma32(x2w, _c(0x39702D51), _c(0x3B5F5DA2))
     for h in _ERF_P:
-        p = fma32(p, x2, _c(h))
-    q = fma32(x2, _c(0xB3FD3906), _c(0x37C588DF))
+        p = fma32(p, x2w, _c(h))
+    q = fma32(x2w, _c(0xB3FD3906), _c(0x37C588DF))
     for h in _ERF_Q:
-        q = fma32(q, x2, _c(h))
+        q = fma32(q, x2w, _c(h))
     return np.where(big, np.copysign(_F32(1), x), (xc * p) / q).astype(_F32)
 
 
