@@ -1045,4 +1045,13 @@ def conv_transpose_nhwc(jax, jnp, lax):
     return f, (np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 5), np.float32))
 
 
+@case
+def ragged_dot_grad(jax, jnp, lax):
+    # The cotangents are ragged_dot_generals too: lhs's in the same form with rhs's n
+    # contracted, rhs's in the ragged-contracting form.
+    gs = np.array([2, 0, 4], np.int32)
+    f = jax.grad(lambda a, b: lax.ragged_dot(a, b, gs).sum(), argnums=(0, 1))
+    return f, (np.ones((7, 4), np.float32), np.ones((3, 4, 5), np.float32))
+
+
 __all__ = ["CASES"]

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 
@@ -664,4 +665,69 @@ case(
     "lax_dtype",
     lambda jnp, lax: lambda: [jnp.zeros((), lax.dtype(v)) for v in _DTYPE_OF],
     jit=False,
+)
+
+# ---------------------------------------------------------------------------------------------
+# ragged_dot / ragged_dot_general (JAX 0.10 has no derivative of the ragged-contracting form
+# and no vmap beyond a few layouts: spmd's are tested against dense references in the test file)
+
+RD_LHS = (np.cos(np.arange(28, dtype=f32) * 0.7) * 2).astype(f32).reshape(7, 4)
+RD_RHS = np.sin(np.arange(60, dtype=f32) * 0.45).astype(f32).reshape(3, 4, 5)
+RD_B = np.cos(np.arange(35, dtype=f32) * 0.33).astype(f32).reshape(7, 5)
+
+
+def RD(sizes):
+    return lambda jnp, lax: lambda a, b: lax.ragged_dot(a, b, np.array(sizes, np.int32))
+
+
+def RDG(sizes, dims):
+    def make(jnp, lax):
+        dn = lax.RaggedDotDimensionNumbers(*dims)
+        return lambda a, b: lax.ragged_dot_general(a, b, np.array(sizes, np.int32), dn)
+
+    return make
+
+
+case("ragged_dot", RD([2, 0, 4]), RD_LHS, RD_RHS, grad=(0, 1))
+case("ragged_dot_overflow", RD([5, 0, 5]), RD_LHS, RD_RHS, grad=(0, 1))
+case(
+    "ragged_dot_int",
+    RD([3, 3, 1]),
+    np.arange(28, dtype=i32).reshape(7, 4) % 5 - 2,
+    np.arange(60, dtype=i32).reshape(3, 4, 5) % 7,
+)
+case(
+    "ragged_dot_bf16",
+    RD([1, 5, 1]),
+    RD_LHS.astype(ml_dtypes.bfloat16),
+    RD_RHS.astype(ml_dtypes.bfloat16),
+)
+case(
+    "ragged_dot_general_contracting",
+    RDG([2, 0, 4], ((((0,), (0,)), ((), ())), (0,), ())),
+    RD_LHS,
+    RD_B,
+)
+case(
+    "ragged_dot_general_rhs_layout",
+    RDG([1, 3, 3], ((((1,), (2,)), ((), ())), (0,), (0,))),
+    RD_LHS,
+    RD_RHS.transpose(0, 2, 1).copy(),
+    grad=(0, 1),
+)
+case(
+    "ragged_dot_err_contracting",
+    RD([2, 0, 4]),
+    RD_LHS,
+    RD_RHS[:, :3],
+    error="TypeError",
+    match=r"ragged_dot_general: contracting dimensions must have the same size.*\(4 != 3\)",
+)
+case(
+    "ragged_dot_err_groups",
+    RD([2, 5]),
+    RD_LHS,
+    RD_RHS,
+    error="TypeError",
+    match=r"expected rhs group dimension size to be 2 .*got 3 in rhs shape \(3, 4, 5\)",
 )

@@ -958,6 +958,25 @@ for _dt in FLOATS:
         Config(f"{_dt}(2, 6) min k=3", lambda x: lax.approx_min_k(x, 3), (_x,),
                lambda x: _approx_ref(x, False), [_dt, "int32"], native=True))  # fmt: skip
 
+
+def _ragged_ref(a, b, gs):
+    out = np.zeros((a.shape[0], b.shape[2]), np.result_type(a, b))
+    start = 0
+    for i, n in enumerate(gs):
+        end = min(start + max(int(n), 0), a.shape[0])
+        out[start:end] = a[start:end] @ b[i]
+        start = end
+    return out
+
+
+for _dt in ["float32", "float16"]:
+    add("ragged_dot_general", Config(
+        f"{_dt} (5, 3) x (3, 3, 2) groups [2, 0, 2]",
+        lambda a, b, g: lax.ragged_dot(a, b, g),
+        (gen(_dt, (5, 3), seed="rda"), gen(_dt, (3, 3, 2), seed="rdb"),
+         np.array([2, 0, 2], np.int32)),
+        _ragged_ref, _dt, LOOSE))  # fmt: skip
+
 _GD = lax.GatherDimensionNumbers
 _ROWS = _GD(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
 _POINTS = _GD(offset_dims=(), collapsed_slice_dims=(0, 1), start_index_map=(0, 1))

@@ -251,3 +251,86 @@ def test_reduce_window_jaxpr_names_the_primitive():
     text = str(spmd.make_jaxpr(lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1),
                                                            "SAME"))(_TIES))  # fmt: skip
     assert "reduce_window_sum[" in text and "padding=((0, 1), (0, 1))" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# ragged_dot beyond JAX: vmap of any layout, second derivatives, and the ragged-contracting
+# form's derivatives, each against a dense formulation (a 0/1 group mask and plain products)
+
+_RL = np.cos(np.arange(28, dtype=np.float32) * 0.7).reshape(7, 4)
+_RR = np.sin(np.arange(60, dtype=np.float32) * 0.45).reshape(3, 4, 5)
+_RB = np.cos(np.arange(35, dtype=np.float32) * 0.33).reshape(7, 5)
+_GS = np.array([2, 0, 4], np.int32)
+
+
+def _group_mask(gs, m):
+    """mask[i, r] = 1 where row r is in group i (consecutive groups, clipped to m rows)."""
+    ends = jnp.cumsum(gs)
+    rows = jnp.arange(m)
+    return ((rows >= (ends - gs)[:, None]) & (rows < ends[:, None])).astype(np.float32)
+
+
+def _dense_ragged_dot(a, b, gs):
+    return jnp.einsum("gm,mk,gkn->mn", _group_mask(gs, a.shape[0]), a, b)
+
+
+def _dense_contracting(a, b, gs):
+    return jnp.einsum("gm,mk,mn->gkn", _group_mask(gs, a.shape[0]), a, b)
+
+
+def test_ragged_dot_matches_dense_reference():
+    for gs in (_GS, np.array([5, 0, 5], np.int32), np.array([0, 0, 0], np.int32)):
+        np.testing.assert_allclose(
+            lax.ragged_dot(_RL, _RR, gs), _dense_ragged_dot(_RL, _RR, gs), rtol=1e-5, atol=1e-6
+        )
+
+
+@pytest.mark.parametrize("in_axes", [(0, None, None), (None, 1, None), (0, 0, 0), (1, None, 0)])
+def test_ragged_dot_vmap_matches_loop(in_axes):
+    args = [_RL, _RR, _GS]
+    batched = [np.stack([a, a * 2 + 1, a[::-1]], ax) if ax is not None else a
+               for a, ax in zip(args, in_axes)]  # fmt: skip
+    batched[2] = batched[2].astype(np.int32)
+    if in_axes[2] is not None:
+        batched[2] = np.stack([_GS, np.array([1, 5, 1], np.int32), _GS[::-1].copy()], 0)
+
+    def one(i):
+        return [np.take(b, i, ax) if ax is not None else b for b, ax in zip(batched, in_axes)]
+
+    want = np.stack([np.asarray(lax.ragged_dot(*one(i))) for i in range(3)])
+    for f in (spmd.vmap(lax.ragged_dot, in_axes), spmd.jit(spmd.vmap(lax.ragged_dot, in_axes))):
+        np.testing.assert_allclose(np.asarray(f(*batched)), want, rtol=1e-6, atol=1e-6)
+
+
+def test_ragged_dot_second_derivatives_match_dense():
+    def loss(f):
+        return lambda a, b: (f(a, b, _GS) ** 2 * _RB).sum()
+
+    for argnums in (0, 1):
+        got = spmd.hessian(loss(lax.ragged_dot), argnums)(_RL, _RR)
+        want = spmd.hessian(loss(_dense_ragged_dot), argnums)(_RL, _RR)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)
+
+
+def test_ragged_dot_general_contracting_grads_match_dense():
+    dn = lax.RaggedDotDimensionNumbers((((0,), (0,)), ((), ())), (0,), ())
+    w = np.cos(np.arange(60, dtype=np.float32)).reshape(3, 4, 5)
+
+    def loss(f):
+        return lambda a, b: (f(a, b) ** 2 * w).sum()
+
+    ragged = loss(lambda a, b: lax.ragged_dot_general(a, b, _GS, dn))
+    dense = loss(lambda a, b: _dense_contracting(a, b, _GS))
+    np.testing.assert_allclose(ragged(_RL, _RB), dense(_RL, _RB), rtol=1e-5)
+    got = spmd.jit(spmd.grad(ragged, (0, 1)))(_RL, _RB)
+    want = spmd.grad(dense, (0, 1))(_RL, _RB)
+    for g, d in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(d), rtol=1e-5, atol=1e-5)
+
+
+def test_ragged_dot_refuses_what_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="group_offset"):
+        lax.ragged_dot(_RL, _RR, _GS, group_offset=np.array([1], np.int32))
+    batch = lax.RaggedDotDimensionNumbers((((2,), (1,)), ((0,), (0,))), (1,), (0,))
+    with pytest.raises(NotImplementedError, match="without batch dimensions"):
+        lax.ragged_dot_general(_RL[None], _RR, _GS, batch)

@@ -19,6 +19,7 @@ from spmd._src.lax.indexing.slicing import *  # noqa: F401,F403
 from spmd._src.lax.misc_more import *  # noqa: F401,F403
 from spmd._src.lax.misc_ops import *  # noqa: F401,F403
 from spmd._src.lax.parallel import *  # noqa: F401,F403
+from spmd._src.lax.ragged_dot import *  # noqa: F401,F403
 from spmd._src.lax.reductions import *  # noqa: F401,F403
 from spmd._src.lax.shape import *  # noqa: F401,F403
 from spmd._src.lax.sharding import *  # noqa: F401,F403
