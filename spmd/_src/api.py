@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, debug_floats, dispatch, dtypes, key_arrays
+from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
@@ -341,6 +341,10 @@ class JitWrapped:
     def _trace(self, args, kwargs, dyn_args, dyn_kwargs, leaves, treedef) -> _CacheEntry:
         paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names())
         in_avals = [_abstractify(x, p, f"jit({self.__name__})") for x, p in zip(leaves, paths)]
+        if compile_log.any_enabled():
+            compile_log.on_trace(
+                self.__name__, self.fun, treedef, paths, in_avals, self._cache.values
+            )
         static_nums = self._static_argnums
         fun = self.fun
         out_tree_box = []

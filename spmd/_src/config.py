@@ -48,6 +48,8 @@ _TRACE_OPTIONS = (
     "jax_numpy_dtype_promotion",
     "jax_threefry_partitionable",
     "jax_default_matmul_precision",
+    "jax_random_seed_offset",
+    "jax_high_dynamic_range_gumbel",
 )
 
 
@@ -331,3 +333,189 @@ debug_infs = State("jax_debug_infs", is_bool=True)
 numpy_rank_promotion = State("jax_numpy_rank_promotion", _check_enum(("allow", "warn", "raise")))
 numpy_dtype_promotion = State("jax_numpy_dtype_promotion", _check_dtype_promotion)
 default_device = State("jax_default_device", _check_default_device)
+
+
+# ---------------------------------------------------------------------------------------------
+# JAX's other options. A program that sets one must run unchanged, so every name JAX 0.10 has
+# and a JAX program is likely to set is known here: some act, a few are refused when set away
+# from their default (spmd does not implement what they ask for), and the rest concern machinery
+# spmd does not have (XLA's compiler and caches, accelerators), so they are kept and do nothing.
+
+config.define(
+    "jax_log_compiles",
+    _env_bool("JAX_LOG_COMPILES", False),
+    _is_bool,
+    "Log a line (logger 'spmd', WARNING) each time jit traces and compiles a function.",
+)
+config.define(
+    "jax_explain_cache_misses",
+    _env_bool("JAX_EXPLAIN_CACHE_MISSES", False),
+    _is_bool,
+    "Log why jit traces again: the arguments whose types differ from the closest cached call.",
+)
+config.define(
+    "jax_no_tracing",
+    False,
+    _is_bool,
+    "Raise RuntimeError when jit would trace a function (every call must hit its cache).",
+)
+config.define(
+    "jax_high_dynamic_range_gumbel",
+    False,
+    _is_bool,
+    "random.gumbel's default mode: 'high' (more dynamic range in the tails) instead of 'low'.",
+)
+config.define(
+    "jax_random_seed_offset",
+    0,
+    lambda v: isinstance(v, int),
+    "An integer added to every seed given to random.key and random.PRNGKey.",
+)
+
+
+def _set_logging_level(level: str) -> None:
+    import logging
+
+    logging.getLogger("spmd").setLevel(level.upper())
+
+
+config.define(
+    "jax_logging_level",
+    os.environ.get("JAX_LOGGING_LEVEL", "NOTSET"),
+    lambda v: (
+        isinstance(v, str)
+        and v.upper() in ("NOTSET", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+    ),
+    "Level of the 'spmd' logger: NOTSET, DEBUG, INFO, WARNING, ERROR or CRITICAL.",
+    _set_logging_level,
+)
+config.define(
+    "jax_platform_name",
+    os.environ.get("JAX_PLATFORM_NAME", ""),
+    _choice("", "cpu"),
+    "The default platform: '' or 'cpu' (spmd has CPU devices only).",
+)
+config.define(
+    "jax_default_prng_impl",
+    os.environ.get("JAX_DEFAULT_PRNG_IMPL", "threefry2x32"),
+    _choice("threefry2x32"),
+    "The PRNG implementation: spmd implements 'threefry2x32' (JAX's default) only.",
+)
+
+
+# Refused away from their default: what they would turn on is not implemented.
+def _refuse_other_than(name: str, accepted: tuple, what: str) -> Callable[[Any], bool]:
+    def check(v: Any) -> bool:
+        if any(v is a or (isinstance(a, str) and v == a) for a in accepted):
+            return True
+        raise NotImplementedError(
+            f"config.update({name!r}, {v!r}): spmd does not implement {what}; accepted: "
+            f"{', '.join(map(repr, accepted))}"
+        )
+
+    return check
+
+
+for _name, _accepted, _what in [
+    ("jax_check_tracer_leaks", (False,), "tracer leak checking"),
+    ("jax_debug_key_reuse", (False,), "PRNG key reuse checking"),
+    ("jax_enable_custom_prng", (False,), "custom PRNG implementations"),
+    ("jax_no_execution", (False,), "refusing execution"),
+    ("jax_transfer_guard", (None, "allow"), "transfer guards"),
+    ("jax_transfer_guard_host_to_device", (None, "allow"), "transfer guards"),
+    ("jax_transfer_guard_device_to_device", (None, "allow"), "transfer guards"),
+    ("jax_transfer_guard_device_to_host", (None, "allow"), "transfer guards"),
+]:
+    config.define(
+        _name,
+        _accepted[0],
+        _refuse_other_than(_name, _accepted, _what),
+        f"spmd does not implement {_what}: only {' or '.join(map(repr, _accepted))}.",
+    )
+
+# Kept and without effect, with the reason.
+_NO_EFFECT = {
+    "spmd has no XLA compiler, so no compilation cache or compiler settings": (
+        ("jax_compilation_cache_dir", None),
+        ("jax_enable_compilation_cache", True),
+        ("jax_persistent_cache_min_compile_time_secs", 1.0),
+        ("jax_persistent_cache_min_entry_size_bytes", 0),
+        ("jax_persistent_cache_enable_xla_caches", "xla_gpu_per_fusion_autotune_cache_dir"),
+        ("jax_compilation_cache_max_size", -1),
+        ("jax_raise_persistent_cache_errors", False),
+        ("jax_optimization_level", "UNKNOWN"),
+        ("jax_memory_fitting_level", "UNKNOWN"),
+        ("jax_exec_time_optimization_effort", 0.0),
+        ("jax_memory_fitting_effort", 0.0),
+        ("jax_disable_most_optimizations", False),
+        ("jax_dump_ir_to", ""),
+        ("jax_dump_ir_modes", "stablehlo"),
+        ("jax_include_debug_info_in_dumps", True),
+        ("jax_use_shardy_partitioner", True),
+        ("jax_compiler_enable_remat_pass", True),
+        ("jax_cpu_enable_async_dispatch", True),
+        ("jax_enable_pgle", False),
+        ("jax_pgle_profiling_runs", 3),
+        ("jax_cpu_collectives_implementation", "gloo"),
+    ),
+    "spmd's tracebacks and printing are its own": (
+        ("jax_traceback_filtering", "auto"),
+        ("jax_include_full_tracebacks_in_locations", True),
+        ("jax_traceback_in_locations_limit", 10),
+        ("jax_pprint_use_color", True),
+        ("jax_tracer_error_num_traceback_frames", 5),
+    ),
+    "spmd runs on CPUs only": (
+        ("jax_cuda_visible_devices", "all"),
+        ("jax_rocm_visible_devices", "all"),
+        ("jax_use_magma", "auto"),
+        ("jax_threefry_gpu_kernel_lowering", False),
+        ("jax_pallas_verbose_errors", False),
+        ("jax_ragged_dot_use_ragged_dot_instruction", True),
+    ),
+    "it changes how JAX stages programs, not their values": (
+        ("jax_softmax_custom_jvp", False),
+        ("jax_enable_checks", False),
+        ("jax_use_simplified_jaxpr_constants", False),
+    ),
+}
+for _reason, _opts in _NO_EFFECT.items():
+    for _name, _default in _opts:
+        config.define(_name, _default, lambda v: True, f"Accepted without effect: {_reason}.")
+
+
+log_compiles = State("jax_log_compiles", is_bool=True)
+explain_cache_misses = State("jax_explain_cache_misses", is_bool=True)
+no_tracing = State("jax_no_tracing", is_bool=True)
+no_execution = State("jax_no_execution", is_bool=True)
+check_tracer_leaks = State("jax_check_tracer_leaks", is_bool=True)
+debug_key_reuse = State("jax_debug_key_reuse", is_bool=True)
+enable_checks = State("jax_enable_checks", is_bool=True)
+softmax_custom_jvp = State("jax_softmax_custom_jvp", is_bool=True)
+enable_custom_prng = State("jax_enable_custom_prng", is_bool=True)
+default_prng_impl = State(
+    "jax_default_prng_impl", _check_enum(("threefry2x32", "rbg", "unsafe_rbg"))
+)
+transfer_guard_host_to_device = State("jax_transfer_guard_host_to_device")
+transfer_guard_device_to_device = State("jax_transfer_guard_device_to_device")
+transfer_guard_device_to_host = State("jax_transfer_guard_device_to_host")
+
+
+@contextlib.contextmanager
+def checking_leaks() -> Iterator[None]:
+    """Check for leaked tracers inside the block: not implemented in spmd (raises)."""
+    with check_tracer_leaks(True):
+        yield
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+    """A transfer guard for all three directions inside the block ('allow' only in spmd)."""
+    with contextlib.ExitStack() as stack:
+        for st in (
+            transfer_guard_host_to_device,
+            transfer_guard_device_to_device,
+            transfer_guard_device_to_host,
+        ):
+            stack.enter_context(st(new_val))
+        yield

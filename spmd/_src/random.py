@@ -378,6 +378,12 @@ def _seed_value(name: str, seed: Any) -> Any:
     raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
 
 
+def _offset(seed: Any) -> Any:
+    # jax_random_seed_offset: added in the seed's own dtype (a weak Python int).
+    off = config.jax_random_seed_offset
+    return seed if not off else seed + off
+
+
 def _check_impl(impl: Any) -> None:
     if impl is not None and impl not in (_IMPL_NAME, KEY_DTYPE) and str(impl) != _IMPL_NAME:
         raise ValueError(
@@ -392,7 +398,7 @@ def PRNGKey(seed: Any, *, impl: Any = None) -> Any:
     Array([ 0, 42], dtype=uint32)
     """
     _check_impl(impl)
-    return rb.random_seed(_seed_value("PRNGKey", seed))
+    return rb.random_seed(_offset(_seed_value("PRNGKey", seed)))
 
 
 def key(seed: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
@@ -405,7 +411,7 @@ def key(seed: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
     if dtype is not None and impl is not None:
         raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
     _check_impl(impl if dtype is None else dtype)
-    return PRNGKeyArray(rb.random_seed(_seed_value("key", seed)))
+    return PRNGKeyArray(rb.random_seed(_offset(_seed_value("key", seed))))
 
 
 def key_data(keys: Any) -> Any:
@@ -830,7 +836,8 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     k, _ = _check_key("gumbel", key)
     dt = _float_dtype("gumbel", dtype)
     shape = _shape_arg(shape, "gumbel")
-    mode = "low" if mode is None else mode
+    if mode is None:
+        mode = "high" if config.jax_high_dynamic_range_gumbel else "low"
     if mode not in ("highest", "high", "low"):
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
     return _gumbel_jit(k, shape, dt, mode)

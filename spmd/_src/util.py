@@ -90,6 +90,9 @@ class LRU:
     def __len__(self) -> int:
         return len(self._d)
 
+    def values(self) -> list:
+        return list(self._d.values())
+
     def clear(self) -> None:
         self._d.clear()
 
