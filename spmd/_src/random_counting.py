@@ -24,7 +24,7 @@ from spmd._src.lax import elementwise as lax
 from spmd._src.lax import random_bits as rb
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
-from spmd._src.lax.control_flow import cond, scan, while_loop
+from spmd._src.lax.control_flow import scan, while_loop
 from spmd._src.numpy import indexing as jnp_idx
 from spmd._src.numpy import shape_ops as jnp_shape
 from spmd._src.numpy import ufuncs as jnp_uf
@@ -130,10 +130,13 @@ def _ones(x):
     return lax_shape.full_like(x, 1)
 
 
-def _rejection_loop(body, k, shape, max_iters, count_dtype, dtype):
+def _rejection_loop(body, k, shape, max_iters, count_dtype, dtype, used):
     """Run ``body`` over carries ``(i, counts, accepted, key)`` until every element is accepted
     or ``max_iters`` iterations have run (JAX's whole-array rejection loop); the counts (-1 where
-    never accepted) as ``dtype``."""
+    never accepted) as ``dtype``. When no element is ``used`` (the caller selects the result
+    only where ``used``), every element starts accepted and the loop does not run: JAX runs it
+    anyway, but its result is selected away. (Starting only the unused elements accepted would
+    change the used ones: a later acceptance overwrites an earlier one.)"""
 
     def cond(carry):
         i, accepted = carry[0], carry[2]
@@ -143,13 +146,19 @@ def _rejection_loop(body, k, shape, max_iters, count_dtype, dtype):
     init = (
         jnp_asarray(0, max_iters.dtype),
         lax_shape.full(shape, -1, count_dtype),
-        lax_shape.full(shape, False, np.bool_),
+        _none_used(used, shape),
         k,
     )
     return lax.convert_element_type(while_loop(cond, body, init)[1], dtype)
 
 
-def _poisson_rejection(k, lam, shape, dtype, max_iters):
+def _none_used(used, shape):
+    """``shape``-shaped: True everywhere if no element of ``used`` holds, else False."""
+    none = lax.bitwise_not(lax_red.reduce_or(used, tuple(range(len(shape)))))
+    return lax_shape.broadcast_in_dim(none, shape, ())
+
+
+def _poisson_rejection(k, lam, shape, dtype, max_iters, used):
     # Hormann's transformed rejection (PTRS).
     f = jnp_uf
     log_lam = _xlog(lam)
@@ -176,22 +185,7 @@ def _poisson_rejection(k, lam, shape, dtype, max_iters):
         accept = f.logical_or(accept1, f.logical_and(f.logical_not(reject), f.less_equal(s, t)))
         return i + 1, lax.select(accept, kk, k_out), f.logical_or(accepted, accept), keys[0]
 
-    return _rejection_loop(body, k, shape, max_iters, lam.dtype, dtype)
-
-
-def _only_if_used(used, loop, k, param, shape, dtype, max_iters):
-    """``loop(k, param, ...)``, or zeros when no element is ``used``: the caller selects the
-    loop's result only where ``used`` holds, so skipping the loop changes no bit. (JAX runs both
-    loops every time; here a whole-array rejection loop costs a NumPy pass per operation and
-    iteration. Under vmap the batched predicate makes ``cond`` run both, as before.)"""
-    any_used = lax_red.reduce_or(used, tuple(range(len(shape))))
-    return cond(
-        any_used,
-        lambda k, param: loop(k, param, shape, dtype, max_iters),
-        lambda k, param: lax_shape.full(shape, 0, dtype),
-        k,
-        param,
-    )
+    return _rejection_loop(body, k, shape, max_iters, lam.dtype, dtype, used)
 
 
 def _poisson(k, lam, shape, dtype):
@@ -201,14 +195,12 @@ def _poisson(k, lam, shape, dtype):
     lam_knuth = lax.select(use_knuth, lam, lax_shape.full_like(lam, 0))
     lam_rejection = lax.select(use_knuth, lax_shape.full_like(lam, 1e5), lam)
     max_iters = jnp_asarray(dtypes.iinfo(dtype).max, dtype)
+    # Knuth's loop already stops at once where no element uses it (its rate is then 0).
     result = lax.select(
         use_knuth,
-        _only_if_used(use_knuth, _poisson_knuth, k, lam_knuth, shape, dtype, max_iters),
-        _only_if_used(
-            lax.bitwise_not(use_knuth), _poisson_rejection, k, lam_rejection, shape, dtype,
-            max_iters,
-        ),
-    )  # fmt: skip
+        _poisson_knuth(k, lam_knuth, shape, dtype, max_iters),
+        _poisson_rejection(k, lam_rejection, shape, dtype, max_iters, lax.bitwise_not(use_knuth)),
+    )
     return lax.select(
         lax.eq(lam, lax_shape.full_like(lam, 0)), lax_shape.full_like(result, 0), result
     )
@@ -262,7 +254,7 @@ def _stirling_approx_tail(k):
     return lax.select(use_table, jnp_idx.take(table, idx), approx)
 
 
-def _binomial_inversion(k, count, prob, shape, dtype, max_iters):
+def _binomial_inversion(k, count, prob, shape, dtype, max_iters, used):
     # Count geometric waiting times until their sum passes count.
     f = jnp_uf
     log1m_prob = _xlog1p(f.negative(prob))
@@ -285,12 +277,20 @@ def _binomial_inversion(k, count, prob, shape, dtype, max_iters):
         return lax.bitwise_and(going, lax.lt(i, max_iters))
 
     zero = lax_shape.full(shape, 0, prob.dtype)
-    init = (jnp_asarray(0, max_iters.dtype), zero, zero, k)
+    # Where no element uses this loop (its result is selected away), the sums start at inf:
+    # the loop does not run. Otherwise they start at 0, as in JAX.
+    inf = lax_shape.full(shape, np.inf, prob.dtype)
+    init = (
+        jnp_asarray(0, max_iters.dtype),
+        zero,
+        lax.select(_none_used(used, shape), inf, zero),
+        k,
+    )
     num = while_loop(cond, body, init)[1]
     return lax.convert_element_type(f.subtract(num, 1), dtype)
 
 
-def _btrs(k, count, prob, shape, dtype, max_iters):
+def _btrs(k, count, prob, shape, dtype, max_iters, used):
     # Hormann's transformed rejection with squeeze (BTRS).
     f = jnp_uf
     stddev = lax.sqrt(f.multiply(f.multiply(count, prob), f.subtract(1, prob)))
@@ -329,7 +329,7 @@ def _btrs(k, count, prob, shape, dtype, max_iters):
         accept = f.logical_or(accept1, f.logical_and(f.logical_not(reject), f.less_equal(v, ub)))
         return i + 1, lax.select(accept, kk, k_out), f.logical_or(accepted, accept), keys[0]
 
-    return _rejection_loop(body, k, shape, max_iters, prob.dtype, dtype)
+    return _rejection_loop(body, k, shape, max_iters, prob.dtype, dtype, used)
 
 
 def _xlog1p(x):
@@ -361,18 +361,11 @@ def _binomial(k, count, prob, shape, dtype):
     count_btrs = lax.select(use_inversion, lax_shape.full_like(count, 1e4), count)
     q_btrs = lax.select(use_inversion, lax_shape.full_like(q, 0.5), q)
     max_iters = jnp_asarray(dtypes.finfo(dtype).max, dtype)
-    use_btrs = lax.bitwise_not(use_inversion)
     samples = lax.select(
         use_inversion,
-        _only_if_used(
-            use_inversion, lambda k, cq, *a: _binomial_inversion(k, *cq, *a), k, (count_inv, q),
-            shape, dtype, max_iters,
-        ),
-        _only_if_used(
-            use_btrs, lambda k, cq, *a: _btrs(k, *cq, *a), k, (count_btrs, q_btrs), shape, dtype,
-            max_iters,
-        ),
-    )  # fmt: skip
+        _binomial_inversion(k, count_inv, q, shape, dtype, max_iters, use_inversion),
+        _btrs(k, count_btrs, q_btrs, shape, dtype, max_iters, lax.bitwise_not(use_inversion)),
+    )
     # NaN for a NaN or negative q or count; inf for an infinite count.
     invalid = f.logical_or(f.logical_or(q_l_0, q_is_nan), count_nan_or_neg)
     samples = lax.select(invalid, lax_shape.full_like(samples, np.nan), samples)
