@@ -13,6 +13,7 @@ from spmd._src.api_misc import (
     live_arrays,
     named_call,
     named_scope,
+    print_environment_info,
 )
 from spmd._src.array import PublicArray as Array
 from spmd._src.autodiff import (
@@ -60,6 +61,7 @@ from spmd._src.custom_derivatives import (
     remat,
 )
 from spmd._src.custom_derivatives.gradient import closure_convert, custom_gradient
+from spmd._src.devices import CpuDevice as Device
 from spmd._src.devices import (
     default_backend,
     device_count,
@@ -98,19 +100,22 @@ from spmd import (  # noqa: E402
     debug,
     dtypes,
     errors,
+    experimental,
     lax,
     nn,  # noqa: E402
     numpy,
     random,
     scipy,  # jax.scipy.special works after a bare `import jax`
     sharding,
+    stages,
     tree,
     tree_util,
     typing,  # noqa: F401  (jax.typing after a bare `import jax`; kept out of __all__: a star
     # import must not shadow the standard library's typing)
 )
+from spmd.version import __version__  # noqa: E402
 
-__version__ = "0.1.0"
+__version_info__ = tuple(int(p) for p in __version__.split("."))
 
 __all__ = [
     "block_until_ready",
@@ -123,6 +128,10 @@ __all__ = [
     "live_arrays",
     "named_call",
     "named_scope",
+    "print_environment_info",
+    "Device",
+    "experimental",
+    "stages",
     "pure_callback",
     "NamedSharding",
     "P",

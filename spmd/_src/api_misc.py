@@ -172,3 +172,44 @@ __all__ = [
     "named_call",
     "named_scope",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# print_environment_info
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """Print (or return) the versions of spmd, NumPy and Python, the devices, the process
+    topology, the platform, and the ``JAX_*``/``SPMD_*``/``XLA_FLAGS`` environment variables:
+    what a bug report needs."""
+    import os
+    import platform
+    import sys
+    import textwrap
+
+    import numpy as np
+
+    import spmd
+    from spmd._src import devices
+
+    env = "\n".join(
+        f"{k}={v}"
+        for k, v in sorted(os.environ.items())
+        if k.startswith(("JAX_", "SPMD_")) or k == "XLA_FLAGS"
+    )
+    info = textwrap.dedent(
+        f"""\
+        spmd:   {spmd.__version__}
+        numpy:  {np.__version__}
+        python: {sys.version.replace(chr(10), " ")}
+        device info: cpu-{devices.device_count()}, {devices.local_device_count()} local devices
+        process_count: {devices.process_count()}
+        platform: {platform.uname()}
+        """
+    )
+    if env:
+        info += env + "\n"
+    if return_string:
+        return info
+    print(info, end="")
+    return None

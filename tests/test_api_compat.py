@@ -1,0 +1,109 @@
+"""Smaller pieces of JAX's API a program may touch on its way: ``experimental.mesh_utils``,
+``experimental.compilation_cache``, ``stages``, ``Device``, ``version`` and
+``print_environment_info`` (JAX 0.10.2's behaviour, read from its docs and checked by running
+it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import spmd
+from spmd.experimental import mesh_utils
+
+
+def test_create_device_mesh_is_row_major_in_the_order_given():
+    devs = spmd.devices()
+    m = mesh_utils.create_device_mesh((2, 4))
+    assert m.shape == (2, 4) and m.dtype == object
+    assert [d.id for d in m.ravel()] == [d.id for d in devs]
+    r = mesh_utils.create_device_mesh((4, 2), devices=devs[::-1])
+    assert [[d.id for d in row] for row in r] == [[7, 6], [5, 4], [3, 2], [1, 0]]
+    assert mesh_utils.create_device_mesh((2, 2), devices=devs[:4]).shape == (2, 2)
+    # It feeds a Mesh as JAX's does.
+    mesh = spmd.sharding.Mesh(m, ("x", "y"))
+    assert dict(mesh.shape) == {"x": 2, "y": 4}
+
+
+def test_create_device_mesh_errors():
+    with pytest.raises(ValueError, match=r"Number of devices 8 must equal the product of "
+                                         r"mesh_shape \(3, 4\)"):  # fmt: skip
+        mesh_utils.create_device_mesh((3, 4))
+    with pytest.raises(TypeError, match="mesh_shape must be a sequence of ints"):
+        mesh_utils.create_device_mesh(4)
+
+
+def _fake_devices(n_procs: int, per: int) -> list:
+    return [
+        types.SimpleNamespace(id=p * per + i, process_index=p)
+        for p in range(n_procs)
+        for i in range(per)
+    ]
+
+
+def test_create_hybrid_device_mesh_tiles_one_block_per_process():
+    devs = _fake_devices(2, 4)
+    m = mesh_utils.create_hybrid_device_mesh((1, 4), (2, 1), devs, process_is_granule=True)
+    assert [[d.id for d in row] for row in m] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    m = mesh_utils.create_hybrid_device_mesh((2, 2), (1, 2), devs, process_is_granule=True)
+    assert [[d.id for d in row] for row in m] == [[0, 1, 4, 5], [2, 3, 6, 7]]
+    single = mesh_utils.create_hybrid_device_mesh((2, 4), (1, 1), process_is_granule=True)
+    assert single.shape == (2, 4)
+
+
+def test_create_hybrid_device_mesh_errors():
+    with pytest.raises(ValueError, match="Number of slices 1 must equal the product of "
+                                         r"dcn_mesh_shape \(2, 1\)"):  # fmt: skip
+        mesh_utils.create_hybrid_device_mesh((2, 2), (2, 1), process_is_granule=True)
+    with pytest.raises(ValueError, match="does not have attribute slice_index"):
+        mesh_utils.create_hybrid_device_mesh((2, 2), (2, 1))
+    with pytest.raises(ValueError, match="must have the same length"):
+        mesh_utils.create_hybrid_device_mesh((2, 2), (2,), process_is_granule=True)
+
+
+def test_compilation_cache_records_the_directory():
+    from spmd.experimental.compilation_cache import compilation_cache as cc
+
+    cc.set_cache_dir("/tmp/spmd-cache")
+    try:
+        assert spmd.config.jax_compilation_cache_dir == "/tmp/spmd-cache"
+        assert float(spmd.jit(lambda x: x * 2)(2.0)) == 4.0
+    finally:
+        cc.reset_cache()
+    assert spmd.config.jax_compilation_cache_dir is None
+
+
+def test_stages_device_and_version():
+    f = spmd.jit(lambda x: x + 1)
+    assert isinstance(f, spmd.stages.Wrapped)
+    lowered = f.lower(np.float32(1))
+    assert isinstance(lowered, spmd.stages.Lowered)
+    assert isinstance(lowered.compile(), spmd.stages.Compiled)
+    assert isinstance(f.trace(np.float32(1)), spmd.stages.Traced)
+    assert all(isinstance(d, spmd.Device) for d in spmd.devices())
+    assert spmd.version.__version__ == spmd.__version__
+    assert spmd.__version_info__ == tuple(int(p) for p in spmd.__version__.split("."))
+
+
+def test_print_environment_info(capsys):
+    text = spmd.print_environment_info(return_string=True)
+    assert text.startswith(f"spmd:   {spmd.__version__}\nnumpy:  {np.__version__}\n")
+    assert f"device info: cpu-{spmd.device_count()}, " in text
+    assert "process_count: 1" in text
+    assert spmd.print_environment_info() is None
+    assert capsys.readouterr().out == text
+
+
+def test_submodules_after_a_bare_import():
+    code = (
+        "import spmd as jax\n"
+        "jax.experimental.mesh_utils.create_device_mesh((8,))\n"
+        "jax.experimental.compilation_cache.compilation_cache.set_cache_dir('/tmp/x')\n"
+        "jax.lax.linalg.cholesky\n"
+        "assert isinstance(jax.jit(abs), jax.stages.Wrapped)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
