@@ -1,0 +1,317 @@
+"""The decompositions behind ``jax.scipy.linalg`` that ``numpy.linalg`` has no kernel for:
+``lu`` (partial pivoting, as LAPACK's getrf), ``hessenberg`` (Householder reduction, as
+gehrd + orghr) and ``schur`` (real or complex Schur form). Each is batch-polymorphic like the
+primitives of ``linalg.py`` (it maps over leading dimensions, so ``vmap`` moves the mapped
+dimension to the front). ``lu`` has a derivative; ``hessenberg`` and ``schur`` have none, as in
+JAX.
+
+>>> from spmd._src.lax import linalg_lu_schur as ls
+>>> lu, piv, perm = ls.lu(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+>>> piv
+Array([1, 1], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spmd._src import core
+from spmd._src.interpreters import ad
+from spmd._src.lax.linalg import _compute, _each_matrix_outputs, _linalg_primitive
+
+# ---------------------------------------------------------------------------------------------
+# lu
+
+
+def lu(x):
+    """LU decomposition with partial pivoting of (a batch of) ``m x n`` matrices:
+    ``x[perm] = L @ U`` with ``L`` unit lower triangular (``m x k``, ``k = min(m, n)``) and
+    ``U`` upper triangular (``k x n``), returned packed in one ``m x n`` array. Returns
+    ``(lu, pivots, permutation)``: ``pivots[i]`` is the row swapped with row ``i`` at step
+    ``i`` (LAPACK's, 0-based), ``permutation`` the resulting order of the rows (int32)."""
+    if x.ndim < 2:
+        raise ValueError(f"lu: argument must have at least 2 dimensions, got shape {x.shape}.")
+    lu_, piv, perm = lu_p.bind(x)
+    return lu_, piv, perm
+
+
+def _lu_abstract_eval(x):
+    *batch, m, n = x.shape
+    k = min(m, n)
+    return [
+        core.ShapedArray(x.shape, x.dtype),
+        core.ShapedArray((*batch, k), np.dtype(np.int32)),
+        core.ShapedArray((*batch, m), np.dtype(np.int32)),
+    ]
+
+
+def _lu_one(a: np.ndarray):
+    """getrf on one matrix (right-looking, unblocked: same pivots, rounding may differ)."""
+    a = a.copy()
+    m, n = a.shape
+    k = min(m, n)
+    piv = np.zeros(k, np.int32)
+    perm = np.arange(m, dtype=np.int32)
+    for j in range(k):
+        col = a[j:, j]
+        # LAPACK's i?amax: |re| + |im| for complex entries; the first maximum wins.
+        size = np.abs(col.real) + np.abs(col.imag) if a.dtype.kind == "c" else np.abs(col)
+        p = j + int(np.argmax(size)) if col.size else j
+        piv[j] = p
+        if p != j:
+            a[[j, p]] = a[[p, j]]
+            perm[[j, p]] = perm[[p, j]]
+        if a[j, j] != 0:  # a zero pivot leaves its column as it is (getrf reports it in info)
+            a[j + 1 :, j] /= a[j, j]
+        a[j + 1 :, j + 1 :] -= np.outer(a[j + 1 :, j], a[j, j + 1 :])
+    return a, piv, perm
+
+
+def _lu_impl(x):
+    c = _compute(x)
+    *batch, m, n = c.shape
+    outs = [np.empty(c.shape, c.dtype), np.empty((*batch, min(m, n)), np.int32)]
+    outs.append(np.empty((*batch, m), np.int32))
+    for idx in np.ndindex(*batch):
+        for o, r in zip(outs, _lu_one(c[idx])):
+            o[idx] = r
+    return [outs[0].astype(x.dtype), outs[1], outs[2]]
+
+
+def _lu_jvp(primals, tangents, outs):
+    # x[perm] = L U. With dA = tangent rows in the same order, for the square part (k x k):
+    # L^-1 dA U^-1 = L^-1 dL + dU U^-1, a strictly lower plus an upper triangular matrix, so
+    # dL = L tril(X, -1), dU = triu(X) U. Rows of a tall x below k: dL2 = (dA2 - L2 dU) U^-1;
+    # columns of a wide x right of k: dU2 = L^-1 (dA2 - dL U2).
+    import spmd.numpy as jnp  # noqa: PLC0415 -- spmd.numpy is built on top of lax
+
+    (x,), (t,) = primals, tangents
+    lu_, piv, perm = outs
+    *_, m, n = x.shape
+    k = min(m, n)
+    if type(t) is ad.Zero:
+        t = jnp.zeros(x.shape, x.dtype)
+    dA = jnp.take_along_axis(t, perm[..., :, None], axis=-2)
+    l_full = jnp.tril(lu_[..., :, :k], -1) + jnp.eye(m, k, dtype=x.dtype)
+    u_full = jnp.triu(lu_[..., :k, :])
+    l1, u1 = l_full[..., :k, :], u_full[..., :, :k]
+    mT = lambda a: jnp.swapaxes(a, -1, -2)
+    lsolve = lambda b: jnp.linalg.solve(l1, b)  # L1^-1 b
+    rsolve = lambda b: mT(jnp.linalg.solve(mT(u1), mT(b)))  # b U1^-1
+    xk = rsolve(lsolve(dA[..., :k, :k]))
+    dl1 = l1 @ jnp.tril(xk, -1)
+    du1 = jnp.triu(xk) @ u1
+    dl, du = dl1, du1
+    if m > n:
+        dl2 = rsolve(dA[..., k:, :] - l_full[..., k:, :] @ du1)
+        dl = jnp.concatenate([dl1, dl2], axis=-2)
+    if n > m:
+        du2 = lsolve(dA[..., :, k:] - dl1 @ u_full[..., :, k:])
+        du = jnp.concatenate([du1, du2], axis=-1)
+    # Packed: dL's strict lower part (m x k) and dU's upper part (k x n) in one m x n array.
+    d_lu = jnp.zeros(x.shape, x.dtype)
+    d_lu = d_lu.at[..., :, :k].add(jnp.tril(dl, -1))
+    d_lu = d_lu.at[..., :k, :].add(jnp.triu(du))
+    return [d_lu, _int_zero(piv), _int_zero(perm)]
+
+
+def _int_zero(x):
+    return ad.Zero(ad.tangent_aval(core.get_aval(x)))
+
+
+lu_p = _linalg_primitive("lu", _lu_impl, _lu_abstract_eval, multiple_results=True)
+ad.primitive_jvps[lu_p] = _lu_jvp
+
+
+# ---------------------------------------------------------------------------------------------
+# hessenberg
+
+
+def hessenberg(x):
+    """Upper Hessenberg form ``x = Q @ H @ Q^H`` of (a batch of) square matrices, by Householder
+    reflections with LAPACK's conventions (gehrd): returns ``(H, Q)``, ``H`` with zeros below
+    the first subdiagonal."""
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(
+            f"hessenberg: argument must be a batch of square matrices, got shape {x.shape}."
+        )
+    h, q = hessenberg_p.bind(x)
+    return h, q
+
+
+def _two_same(x):
+    return [core.ShapedArray(x.shape, x.dtype), core.ShapedArray(x.shape, x.dtype)]
+
+
+def _householder(x: np.ndarray):
+    """LAPACK's larfg: ``(v, tau, beta)`` with ``(I - tau v v^H)^H x = beta e1``, ``v[0] = 1``
+    and ``beta`` real; ``tau = 0`` (no reflection) when ``x`` is already so."""
+    alpha, rest = x[0], x[1:]
+    xnorm = np.linalg.norm(rest)
+    v = np.zeros_like(x)
+    v[0] = 1
+    if xnorm == 0 and np.imag(alpha) == 0:
+        return v, x.dtype.type(0), alpha
+    beta = -np.copysign(np.sqrt(abs(alpha) ** 2 + xnorm**2), np.real(alpha))
+    tau = (beta - np.real(alpha)) / beta - 1j * np.imag(alpha) / beta
+    tau = tau if x.dtype.kind == "c" else np.real(tau)
+    v[1:] = rest / (alpha - beta)
+    return v, x.dtype.type(tau), beta
+
+
+def _hessenberg_one(a: np.ndarray):
+    h = a.copy()
+    n = a.shape[0]
+    q = np.eye(n, dtype=a.dtype)
+    # n - 1 reflectors: the last (of length 1) makes a complex last subdiagonal entry real.
+    for j in range(n - 1):
+        v, tau, beta = _householder(h[j + 1 :, j])
+        if tau == 0:
+            continue
+        vv = np.outer(v, v.conj())
+        # H <- P^H H P with P = I - tau v v^H acting on rows/columns j+1..n-1.
+        h[j + 1 :, :] -= np.conj(tau) * (vv @ h[j + 1 :, :])
+        h[:, j + 1 :] -= tau * (h[:, j + 1 :] @ vv)
+        h[j + 2 :, j] = 0
+        h[j + 1, j] = beta
+        q[:, j + 1 :] -= tau * (q[:, j + 1 :] @ vv)
+    return h, q
+
+
+def _hessenberg_impl(x):
+    c = _compute(x)
+    h, q = np.empty_like(c), np.empty_like(c)
+    for idx in np.ndindex(*c.shape[:-2]):
+        h[idx], q[idx] = _hessenberg_one(c[idx])
+    return [h.astype(x.dtype), q.astype(x.dtype)]
+
+
+hessenberg_p = _linalg_primitive("hessenberg", _hessenberg_impl, _two_same, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# schur
+
+
+def schur(x, *, output: str = "real"):
+    """Schur decomposition ``x = Z @ T @ Z^H`` of (a batch of) square matrices: ``T`` upper
+    triangular (``output='complex'``) or, for real input and ``output='real'``, quasi upper
+    triangular with a 2 x 2 block on the diagonal for each complex-conjugate eigenvalue pair.
+    Returns ``(T, Z)``. The order of the eigenvalues on the diagonal is not specified."""
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(
+            f"schur: argument must be a batch of square matrices, got shape {x.shape}."
+        )
+    t, z = schur_p.bind(x, real=output == "real" and np.dtype(x.dtype).kind != "c")
+    return t, z
+
+
+def _schur_one(a: np.ndarray, real: bool):
+    # The eigenvectors, in the order of their eigenvalues, span nested invariant subspaces;
+    # orthonormalising them (QR) gives Z with Z^H A Z (block) upper triangular. For a real
+    # matrix each complex pair contributes the real and imaginary parts of one eigenvector,
+    # a real basis of its 2-dimensional invariant subspace.
+    w, v = np.linalg.eig(a)
+    n = a.shape[0]
+    starts = np.zeros(n, bool)  # where a 2 x 2 block starts
+    if real:
+        cols, i = [], 0
+        while i < n:
+            if w[i].imag != 0 and i + 1 < n:
+                cols += [v[:, i].real, v[:, i].imag]
+                starts[i] = True
+                i += 2
+            else:
+                cols.append(v[:, i].real)
+                i += 1
+        basis = np.stack(cols, axis=1) if n else np.zeros((0, 0), a.dtype)
+    else:
+        basis = v
+    z, _ = np.linalg.qr(basis)
+    t = z.conj().T @ a @ z
+    mask = np.triu(np.ones((n, n), bool)) | np.diag(starts[: n - 1], -1)
+    return np.where(mask, t, 0), z
+
+
+def _schur_impl(x, *, real):
+    c = _compute(x)
+    if not real and c.dtype.kind != "c":
+        c = c.astype(np.complex64 if c.dtype == np.float32 else np.complex128)
+    dt = _schur_abstract(x, real=real)[0].dtype
+    return [o.astype(dt) for o in _each_matrix_outputs(lambda a: _schur_batch(a, real), c)]
+
+
+def _schur_batch(a: np.ndarray, real: bool):
+    t, z = np.empty_like(a), np.empty_like(a)
+    for idx in np.ndindex(*a.shape[:-2]):
+        ti, zi = _schur_one(a[idx], real)
+        t[idx], z[idx] = ti, zi
+    return t, z
+
+
+def _schur_abstract(x, *, real):
+    dt = np.dtype(x.dtype)
+    if not real and dt.kind != "c":
+        dt = np.dtype(np.complex64 if dt.itemsize <= 4 else np.complex128)
+    return [core.ShapedArray(x.shape, dt), core.ShapedArray(x.shape, dt)]
+
+
+schur_p = _linalg_primitive("schur", _schur_impl, _schur_abstract, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# qr_pivots: the column order of QR with column pivoting (LAPACK's geqp3)
+
+
+def qr_pivots(x):
+    """The column order ``p`` (int32) that QR with column pivoting picks for (a batch of)
+    matrices: at each step the remaining column of largest norm after the previous
+    reflections (the first of equal ones), so that ``x[..., p]`` has a QR decomposition with
+    a non-increasing ``|diag(r)|``."""
+    return qr_pivots_p.bind(x)
+
+
+def _qr_pivots_abstract_eval(x):
+    return core.ShapedArray((*x.shape[:-2], x.shape[-1]), np.dtype(np.int32))
+
+
+def _qr_pivots_one(a: np.ndarray) -> np.ndarray:
+    r = a.copy()
+    m, n = r.shape
+    order = np.arange(n, dtype=np.int32)
+    for j in range(min(m, n)):
+        norms = np.linalg.norm(r[j:, j:], axis=0)
+        p = j + int(np.argmax(norms))
+        r[:, [j, p]] = r[:, [p, j]]
+        order[[j, p]] = order[[p, j]]
+        v, tau, _ = _householder(r[j:, j])
+        r[j:, j:] -= np.conj(tau) * np.outer(v, v.conj() @ r[j:, j:])
+    return order
+
+
+def _qr_pivots_impl(x):
+    c = _compute(x)
+    out = np.empty((*c.shape[:-2], c.shape[-1]), np.int32)
+    for idx in np.ndindex(*c.shape[:-2]):
+        out[idx] = _qr_pivots_one(c[idx])
+    return out
+
+
+def _qr_pivots_jvp(primals, tangents, out):
+    return _int_zero(out)  # an integer result: no derivative
+
+
+qr_pivots_p = _linalg_primitive("qr_pivots", _qr_pivots_impl, _qr_pivots_abstract_eval)
+ad.primitive_jvps[qr_pivots_p] = _qr_pivots_jvp
+
+
+__all__ = [
+    "hessenberg",
+    "hessenberg_p",
+    "lu",
+    "lu_p",
+    "qr_pivots",
+    "qr_pivots_p",
+    "schur",
+    "schur_p",
+]
