@@ -259,6 +259,28 @@ def test_compiled_programs_reuse_dead_buffers_but_never_live_views():
     np.testing.assert_array_equal(np.asarray(x), before)
 
 
+def test_buffer_reuse_never_overwrites_an_operand_another_operand_shares():
+    # select_n's kernel takes out= but works in several passes: writing into one case's buffer
+    # while the other case is that same buffer (stop_gradient returns its operand) used to
+    # clobber it. vmap of a cond with a batched predicate builds exactly this select.
+    x = np.linspace(-3, 3, 64 * 128, dtype=np.float32).reshape(64, 128)
+    p = (np.arange(64 * 128) % 3 == 0).reshape(64, 128)
+
+    def f(p, x):
+        y = x * 2.0
+        return lax.select(p, y, lax.stop_gradient(y))
+
+    np.testing.assert_array_equal(np.asarray(spmd.jit(f)(p, x)), x * 2.0)
+
+    def g(on, x):
+        return lax.cond(on, lambda v: v * 2.0 + 1.0, lambda v: v - 1.0, x)
+
+    on = np.arange(8) % 2 == 0
+    xs = x.reshape(8, 1024)
+    want = np.where(on[:, None], xs * 2.0 + 1.0, xs - 1.0)
+    np.testing.assert_array_equal(np.asarray(spmd.jit(spmd.vmap(g))(on, xs)), want)
+
+
 def _compiled_eqns(f, *args):
     from spmd._src import dispatch
 

@@ -243,15 +243,31 @@ def reusable_buffers(jaxpr: Jaxpr, last_use: dict[int, int]) -> dict[int, int]:
     for i, eqn in enumerate(jaxpr.eqns):
         if not _candidate(eqn):
             continue
-        for a in eqn.invars:
+        for pos, a in enumerate(eqn.invars):
             if (
                 _overwritable(eqn, a, roots, external)
                 and last_use.get(id(a)) == i
                 and alias_last.get(id(a), -1) <= i
+                and not _shares_buffer(eqn, pos, roots)
             ):
                 out[i] = id(a)
                 break
     return out
+
+
+def _shares_buffer(eqn: JaxprEqn, pos: int, roots: dict) -> bool:
+    """Whether another operand of ``eqn`` may be (a view of) operand ``pos``'s buffer, for a
+    kernel that is not a NumPy ufunc. A ufunc reads overlapping operands safely when it
+    writes; a multi-step kernel taking ``out=`` (select_n's bit arithmetic) would read an
+    operand it has already overwritten (``select_n(p, stop_gradient(x), x)``: both cases are
+    x's buffer)."""
+    if isinstance(eqn.primitive.impl, np.ufunc):
+        return False
+    mine = roots.get(id(eqn.invars[pos]), frozenset())
+    return any(
+        k != pos and type(b) is not Literal and mine & roots.get(id(b), frozenset())
+        for k, b in enumerate(eqn.invars)
+    )
 
 
 __all__ = [
