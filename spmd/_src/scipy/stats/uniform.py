@@ -1,0 +1,32 @@
+"""The uniform distribution on ``[loc, loc + scale]`` (``spmd.scipy.stats.uniform``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spmd._src.scipy.stats._common import inf, jnp, nan, promote, where
+
+__all__ = ["cdf", "logpdf", "pdf", "ppf"]
+
+
+def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """``-log(scale)`` on the support, -inf off it."""
+    x, loc, scale = promote("uniform.logpdf", x, loc, scale)
+    return where((x < loc) | (x > loc + scale), -inf, -jnp.log(scale))
+
+
+def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The uniform density."""
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """0 below the support, 1 above it, linear on it."""
+    x, loc, scale = promote("uniform.cdf", x, loc, scale)
+    return where(x < loc, 0, where(x > loc + scale, 1, (x - loc) / scale))
+
+
+def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """``loc + q * scale`` (NaN outside [0, 1])."""
+    q, loc, scale = promote("uniform.ppf", q, loc, scale)
+    return where((q < 0) | (q > 1), nan, loc + q * scale)
