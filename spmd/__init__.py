@@ -104,6 +104,7 @@ from spmd import (  # noqa: E402
     lax,
     nn,  # noqa: E402
     numpy,
+    profiler,
     random,
     scipy,  # jax.scipy.special works after a bare `import jax`
     sharding,
@@ -131,6 +132,7 @@ __all__ = [
     "print_environment_info",
     "Device",
     "experimental",
+    "profiler",
     "stages",
     "pure_callback",
     "NamedSharding",

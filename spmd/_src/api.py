@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays
+from spmd._src import profiler as _profiler
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
@@ -407,6 +408,8 @@ class JitWrapped:
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
+        if _profiler.recording and core.trace_ctx.trace is core.eval_trace:
+            return _profiler.record_jit_call(self, args, kwargs)
         if debug_floats.enabled and not debug_floats.busy() and core.is_eval_trace_current():
             return debug_floats.call_jit(self, self.fun, self.__name__, args, kwargs)
         fast = None if kwargs or not self._fast_ok else self._fast_args(args)
