@@ -122,8 +122,15 @@ def test_fma32_rounds_once_on_ties():
     assert tie.sum() > 50
     got = rb.fma32(a, b, c)
     assert _same(got, _fma_exact(a, b, c))
-    # Broadcast operands take the same path.
+    # Broadcast operands take the same path: a scalar, and a row against a column.
     assert _same(rb.fma32(a, b[0], c), _fma_exact(a, np.full(n, b[0]), c))
+    col, row, full = a[:60, None], b[None, :60], c[:3600].reshape(60, 60)
+    got = rb.fma32(col, row, full)
+    assert got.shape == (60, 60)
+    flat = [np.broadcast_to(v, (60, 60)).reshape(-1) for v in (col, row, full)]
+    assert _same(got.reshape(-1), _fma_exact(*flat))
+    r2 = np.multiply(*flat[:2], dtype=np.float64) + flat[2]
+    assert ((r2.view(np.uint64) & rb._TIE_MASK) == rb._TIE).sum() > 20
 
 
 def test_log_leaves_out_ones():

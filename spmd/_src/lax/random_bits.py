@@ -435,8 +435,14 @@ def _fix_ties(p, r, c, out, tie):
     shape = np.shape(r)
 
     def at(v, idx):
+        # The tie elements of v broadcast to r's shape, without materializing the broadcast
+        # (a scalar coefficient would otherwise be copied out to the block's size).
         v = np.asarray(v)
-        return (v if v.shape == shape else np.broadcast_to(v, shape)).reshape(-1)[idx]
+        if v.shape == shape:
+            return v.reshape(-1)[idx]
+        if v.size == 1:
+            return np.full(idx.shape, v.reshape(-1)[0], v.dtype)
+        return np.broadcast_to(v, shape)[np.unravel_index(idx, shape)]
 
     idx = np.flatnonzero(tie)
     pb, cb, rb = at(p, idx), at(c, idx).astype(np.float64), np.reshape(r, -1)[idx]
