@@ -16,6 +16,7 @@ from spmd._src.api_misc import (
     print_environment_info,
 )
 from spmd._src.array import PublicArray as Array
+from spmd._src.array import Shard
 from spmd._src.autodiff import (
     grad,
     hessian,
@@ -66,10 +67,14 @@ from spmd._src.devices import (
     default_backend,
     device_count,
     devices,
+    host_count,
+    host_id,
+    host_ids,
     local_device_count,
     local_devices,
     process_count,
     process_index,
+    process_indices,
 )
 from spmd._src.dtypes import float0
 from spmd._src.fwd_and_bwd import fwd_and_bwd
@@ -80,9 +85,11 @@ from spmd._src.mesh import make_mesh, set_mesh
 from spmd._src.numpy import array_methods as _array_methods
 from spmd._src.placement import (
     block_until_ready,
+    copy_to_host_async,
     device_get,
     device_put,
     make_array_from_callback,
+    make_array_from_process_local_data,
     make_array_from_single_device_arrays,
     typeof,
 )
@@ -98,6 +105,7 @@ from spmd import (  # noqa: E402
     custom_batching,
     custom_derivatives,
     debug,
+    dlpack,
     dtypes,
     errors,
     experimental,
@@ -131,6 +139,14 @@ __all__ = [
     "named_scope",
     "print_environment_info",
     "Device",
+    "Shard",
+    "copy_to_host_async",
+    "dlpack",
+    "host_count",
+    "host_id",
+    "host_ids",
+    "make_array_from_process_local_data",
+    "process_indices",
     "experimental",
     "profiler",
     "stages",

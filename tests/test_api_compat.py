@@ -107,3 +107,43 @@ def test_submodules_after_a_bare_import():
         "assert isinstance(jax.jit(abs), jax.stages.Wrapped)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_process_functions_and_their_old_names():
+    assert spmd.process_indices() == [0] == spmd.host_ids()
+    assert spmd.host_count() == spmd.process_count() == 1
+    assert spmd.host_id() == spmd.process_index() == 0
+
+
+def test_shards_copy_to_host_and_process_local_data():
+    mesh = spmd.make_mesh((8,), ("x",))
+    s = spmd.sharding.NamedSharding(mesh, spmd.P("x"))
+    local = np.arange(16.0, dtype=np.float32).reshape(8, 2)
+    a = spmd.make_array_from_process_local_data(s, local)
+    assert a.sharding == s and a.shape == (8, 2)
+    np.testing.assert_array_equal(np.asarray(a), local)
+    assert all(isinstance(sh, spmd.Shard) for sh in a.addressable_shards)
+    assert spmd.make_array_from_process_local_data(s, local, (8, 2)).shape == (8, 2)
+    with pytest.raises(ValueError, match=r"global_shape should be None or equal to "
+                                         r"local_data.shape.*\(16, 2\).*\(8, 2\)"):  # fmt: skip
+        spmd.make_array_from_process_local_data(s, local, (16, 2))
+    assert spmd.copy_to_host_async(a) is a
+
+
+def test_dlpack_and_frompyfunc():
+    got = spmd.numpy.from_dlpack(np.arange(3))
+    assert got.dtype == np.int32 and got.tolist() == [0, 1, 2]
+    assert spmd.dlpack.from_dlpack(np.ones(2, np.float32)).tolist() == [1.0, 1.0]
+    assert spmd.dlpack.is_supported_dtype(np.float32) and spmd.dlpack.is_supported_dtype("bfloat16")
+    assert not spmd.dlpack.is_supported_dtype(np.str_)
+    with pytest.raises(ValueError, match="copy=False"):
+        spmd.numpy.from_dlpack(np.arange(3), copy=False)
+    # Values as JAX 0.10.2 gives them.
+    jnp = spmd.numpy
+    f = jnp.frompyfunc(lambda x, y: x * y + 1, 2, 1, identity=1)
+    assert isinstance(f, jnp.ufunc) and f.identity == 1
+    assert f(jnp.arange(3.0), 2.0).tolist() == [1.0, 3.0, 5.0]
+    assert float(f.reduce(jnp.arange(1.0, 4.0))) == 16.0
+    assert f.accumulate(jnp.arange(1.0, 4.0)).tolist() == [1.0, 3.0, 10.0]
+    assert f.outer(jnp.arange(2.0), jnp.arange(3.0)).tolist() == [[1, 1, 1], [1, 2, 3]]
+    assert float(spmd.jit(f.reduce)(jnp.arange(1.0, 4.0))) == 16.0

@@ -176,6 +176,24 @@ def process_count(backend_name: str | None = None) -> int:
     return backend().process_count
 
 
+def process_indices(backend_name: str | None = None) -> list[int]:
+    """The indices of every process, ``[0, ..., process_count() - 1]``."""
+    return list(range(backend().process_count))
+
+
+# JAX's older names for the process functions.
+def host_count(backend_name: str | None = None) -> int:
+    return process_count(backend_name)
+
+
+def host_id(backend_name: str | None = None) -> int:
+    return process_index(backend_name)
+
+
+def host_ids(backend_name: str | None = None) -> list[int]:
+    return process_indices(backend_name)
+
+
 def default_backend() -> str:
     return "cpu"
 

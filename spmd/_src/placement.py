@@ -157,6 +157,40 @@ def make_array_from_single_device_arrays(
     return make_array_from_callback(shape, sharding, lambda idx: np.asarray(next(it)), dtype)
 
 
+def make_array_from_process_local_data(
+    sharding: Sharding, local_data: Any, global_shape: Sequence[int] | None = None
+) -> Array:
+    """The global Array whose shards on this process's devices come from ``local_data``, the
+    part of the global value this process holds. In one process that part is the whole value:
+    ``device_put(local_data, sharding)``.
+
+    >>> mesh = spmd.make_mesh((8,), ("x",))
+    >>> s = NamedSharding(mesh, P("x"))
+    >>> make_array_from_process_local_data(s, np.arange(16.0).reshape(8, 2)).shape
+    (8, 2)
+    """
+    data = np.asarray(local_data)
+    if global_shape is not None and tuple(global_shape) != data.shape:
+        if dev.process_count() == 1:
+            raise ValueError(
+                "When calling `make_array_from_process_local_data` on a single process, "
+                "global_shape should be None or equal to local_data.shape. Got "
+                f"global_shape={tuple(global_shape)} and local_data.shape={data.shape}."
+            )
+    if dev.process_count() > 1:
+        raise NotImplementedError(
+            "make_array_from_process_local_data across processes is not implemented yet"
+        )
+    return _put_one(data, _to_sharding(sharding, "make_array_from_process_local_data"),
+                    "make_array_from_process_local_data")  # fmt: skip
+
+
+def copy_to_host_async(x: Any) -> Any:
+    """Start copying ``x`` (a pytree of arrays) to the host: spmd's arrays live there, so
+    there is nothing to start; returns ``x``."""
+    return x
+
+
 class TypeOf:
     """``spmd.typeof(x)``: an array type with its sharding, e.g. ``float32[4@x,8@y]`` where
     dimensions are sharded over Explicit mesh axes."""
@@ -193,9 +227,11 @@ def typeof(x: Any) -> TypeOf:
 
 __all__ = [
     "block_until_ready",
+    "copy_to_host_async",
     "device_get",
     "device_put",
     "make_array_from_callback",
+    "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",
     "typeof",
 ]

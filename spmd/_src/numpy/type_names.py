@@ -303,10 +303,37 @@ def _broadcast_all(arrays: list) -> list:
     ]
 
 
+def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *, identity: Any = None):
+    """A ``jnp.ufunc`` from a Python function of ``nin`` scalars giving ``nout`` results (traced
+    once per call through ``vectorize``, so it works under ``jit``, ``vmap`` and ``grad``).
+
+    >>> f = jnp.frompyfunc(lambda x, y: x * y + 1, 2, 1, identity=1)
+    >>> f.accumulate(jnp.array([1.0, 2.0, 3.0]))
+    Array([ 1.,  3., 10.], dtype=float32)
+    """
+    return ufunc(func, nin, nout, identity=identity)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None):
+    """An array from any object exporting DLPack (``__dlpack__``): a NumPy array, a PyTorch
+    CPU tensor, ... The data is copied, as spmd's arrays own their buffers.
+
+    >>> jnp.from_dlpack(np.arange(3))
+    Array([0, 1, 2], dtype=int32)
+    """
+    if copy is False:
+        raise ValueError("from_dlpack: copy=False is not supported: spmd arrays own their data")
+    if device is not None and getattr(device, "platform", device) != "cpu":
+        raise ValueError(f"from_dlpack: device must be a CPU device, got {device!r}")
+    return asarray(np.from_dlpack(x))
+
+
 __all__ = [
     "ComplexWarning",
     "character",
     "flexible",
+    "from_dlpack",
+    "frompyfunc",
     "object_",
     "ufunc",
 ]
