@@ -438,3 +438,60 @@ def test_coerce_scalar_weak():
     assert cs(-1, np.uint8, weak=True) == 255
     with pytest.raises(OverflowError, match="4294967296 too large to convert to int32"):
         cs(2**32, np.uint32, weak=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The narrow types as jnp scalar types: every ml_dtypes type JAX names (float8/6/4, int1/2/4)
+
+
+_NARROW_FLOAT_NAMES = [
+    "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+    "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
+    "float4_e2m1fn",
+]  # fmt: skip
+
+
+def _same(got, want) -> None:
+    # Through float32, where NumPy knows NaN (equal NaNs count as equal).
+    np.testing.assert_array_equal(np.asarray(got).astype(np.float32), want.astype(np.float32))
+
+
+@pytest.mark.parametrize("name", _NARROW_FLOAT_NAMES)
+def test_narrow_float_arithmetic_rounds_a_float32_result(name):
+    # XLA computes these in float32 and rounds once (JAX 0.10.2 gives these values for the
+    # float8 and float4 types; its CPU runtime cannot run float6 at all).
+    import spmd
+    import spmd.numpy as jnp
+
+    t = getattr(jnp, name)
+    dt = np.dtype(getattr(ml_dtypes, name))
+    assert np.dtype(t) == dt and t(1.5).dtype == dt
+    x = np.linspace(-3.3, 7.7, 9).astype(np.float32)
+    a = jnp.asarray(x).astype(t)
+    ref = x.astype(dt)
+    _same(a, ref)
+    r32 = ref.astype(np.float32)
+    _same(a * a, (r32 * r32).astype(dt))
+    got = spmd.jit(lambda v: v - v * v)(a)
+    want = (r32 - (r32 * r32).astype(dt).astype(np.float32)).astype(dt)
+    _same(got, want)
+    assert float(jnp.finfo(t).max) == float(ml_dtypes.finfo(dt).max)
+    with pytest.raises(dtypes.TypePromotionError):
+        jnp.promote_types(t, jnp.float32)
+
+
+@pytest.mark.parametrize("name", ["int2", "uint2", "int4", "uint4", "int1", "uint1"])
+def test_narrow_int_types_wrap(name):
+    import spmd.numpy as jnp
+
+    if not hasattr(ml_dtypes, name):
+        pytest.skip(f"ml_dtypes {ml_dtypes.__version__} has no {name}")
+    t = getattr(jnp, name)
+    dt = np.dtype(getattr(ml_dtypes, name))
+    info = ml_dtypes.iinfo(dt)
+    assert int(jnp.iinfo(t).max) == info.max and int(jnp.iinfo(t).min) == info.min
+    a = jnp.asarray(np.array([info.min, 0, info.max]), dtype=t)
+    assert a.dtype == dt
+    bits = int(name[-1])
+    wrapped = [((2 * v - info.min) % (1 << bits)) + info.min for v in (info.min, 0, info.max)]
+    assert np.asarray((a + a).astype(jnp.int32)).tolist() == wrapped

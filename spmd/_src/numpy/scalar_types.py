@@ -60,10 +60,26 @@ float64 = _make("float64", np.float64)
 complex64 = _make("complex64", np.complex64)
 complex128 = _make("complex128", np.complex128)
 bfloat16 = _make("bfloat16", dtypes.bfloat16)
+float8_e3m4 = _make("float8_e3m4", dtypes.float8_e3m4)
+float8_e4m3 = _make("float8_e4m3", dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _make("float8_e4m3b11fnuz", dtypes.float8_e4m3b11fnuz)
 float8_e4m3fn = _make("float8_e4m3fn", dtypes.float8_e4m3fn)
+float8_e4m3fnuz = _make("float8_e4m3fnuz", dtypes.float8_e4m3fnuz)
 float8_e5m2 = _make("float8_e5m2", dtypes.float8_e5m2)
+float8_e5m2fnuz = _make("float8_e5m2fnuz", dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _make("float8_e8m0fnu", dtypes.float8_e8m0fnu)
+float6_e2m3fn = _make("float6_e2m3fn", dtypes.float6_e2m3fn)
+float6_e3m2fn = _make("float6_e3m2fn", dtypes.float6_e3m2fn)
+float4_e2m1fn = _make("float4_e2m1fn", dtypes.float4_e2m1fn)
+int2 = _make("int2", dtypes.int2)
+uint2 = _make("uint2", dtypes.uint2)
 int4 = _make("int4", dtypes.int4)
 uint4 = _make("uint4", dtypes.uint4)
+# 1-bit integers where ml_dtypes has them (0.5+), as JAX.
+_ONE_BIT = ("int1", "uint1") if hasattr(dtypes.ml_dtypes, "int1") else ()
+if _ONE_BIT:
+    int1 = _make("int1", dtypes.ml_dtypes.int1)
+    uint1 = _make("uint1", dtypes.ml_dtypes.uint1)
 # Python-typed defaults: jnp.int_ and jnp.float_ follow the x64 flag in JAX; here they name the
 # 32-bit types, which is what they canonicalize to with x64 off.
 bool = bool_  # noqa: A001
@@ -99,14 +115,24 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
     "float8_e4m3fn",
+    "float8_e4m3fnuz",
     "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
     "float_",
     "floating",
     "generic",
     "half",
     "inexact",
     "int16",
+    "int2",
     "int32",
     "int4",
     "int64",
@@ -118,9 +144,11 @@ __all__ = [
     "single",
     "uint",
     "uint16",
+    "uint2",
     "uint32",
     "uint4",
     "uint64",
     "uint8",
     "unsignedinteger",
 ]
+__all__ += list(_ONE_BIT)
