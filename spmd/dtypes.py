@@ -10,7 +10,9 @@ from spmd._src.dtypes import (  # noqa: F401
     iinfo,
     isdtype,
     issubdtype,
+    itemsize_bits,
     prng_key,
     promote_types,
     result_type,
+    scalar_type_of,
 )

@@ -495,3 +495,19 @@ def test_narrow_int_types_wrap(name):
     bits = int(name[-1])
     wrapped = [((2 * v - info.min) % (1 << bits)) + info.min for v in (info.min, 0, info.max)]
     assert np.asarray((a + a).astype(jnp.int32)).tolist() == wrapped
+
+
+def test_itemsize_bits_and_scalar_type_of():
+    import spmd
+    import spmd.numpy as jnp
+
+    d = spmd.dtypes
+    # JAX 0.10.2's values.
+    assert [d.itemsize_bits(t) for t in (jnp.int4, np.float32, jnp.bool_, jnp.float4_e2m1fn)] == [
+        4, 32, 8, 4,
+    ]  # fmt: skip
+    assert d.itemsize_bits(jnp.int2) == 2 and d.itemsize_bits(jnp.float6_e3m2fn) == 6
+    with pytest.raises(ValueError, match="unexpected input: dtype=key<fry>"):
+        d.itemsize_bits(spmd.random.key(0).dtype)
+    assert d.scalar_type_of(1.0) is float and d.scalar_type_of(jnp.int8(1)) is int
+    assert d.scalar_type_of(np.uint32(1)) is int and d.scalar_type_of(True) is bool

@@ -604,6 +604,35 @@ def scalar_type_of(x: Any) -> type:
     raise TypeError(f"scalar_type_of: {x!r} has dtype {dt}, which has no Python scalar type")
 
 
+def itemsize_bits(dtype: Any) -> int:
+    """Bits per element of ``dtype``: 4 for int4 and float4_e2m1fn, 8 for bool, ...
+
+    >>> itemsize_bits(int4), itemsize_bits(np.float32)
+    (4, 32)
+    """
+    if dtype is None or is_extended(dtype):
+        raise ValueError(f"unexpected input: dtype={dtype}")
+    dt = np.dtype(dtype)
+    return _SUB_BYTE_BITS.get(dt, dt.itemsize * 8)
+
+
+# ml_dtypes stores these in whole bytes; their width is what the name says.
+_SUB_BYTE_BITS = {
+    np.dtype(int2): 2,
+    np.dtype(uint2): 2,
+    np.dtype(int4): 4,
+    np.dtype(uint4): 4,
+    np.dtype(float4_e2m1fn): 4,
+    np.dtype(float6_e2m3fn): 6,
+    np.dtype(float6_e3m2fn): 6,
+    **(
+        {np.dtype(ml_dtypes.int1): 1, np.dtype(ml_dtypes.uint1): 1}
+        if hasattr(ml_dtypes, "int1")
+        else {}
+    ),
+}
+
+
 def to_numeric_dtype(dt: Any) -> np.dtype:
     """bool -> int32 (as JAX's ``promote_dtypes_numeric``); other dtypes unchanged."""
     dt = np.dtype(dt)
