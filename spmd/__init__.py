@@ -109,9 +109,11 @@ from spmd import (  # noqa: E402
     dtypes,
     errors,
     experimental,
+    image,
     lax,
     nn,  # noqa: E402
     numpy,
+    ops,
     profiler,
     random,
     scipy,  # jax.scipy.special works after a bare `import jax`
@@ -148,6 +150,8 @@ __all__ = [
     "make_array_from_process_local_data",
     "process_indices",
     "experimental",
+    "image",
+    "ops",
     "profiler",
     "stages",
     "pure_callback",
