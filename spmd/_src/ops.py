@@ -28,7 +28,7 @@ __all__ = ["segment_max", "segment_min", "segment_prod", "segment_sum"]
 
 def _fill(name: str, dtype: np.dtype) -> Any:
     """The identity of the reduction in ``dtype``: the value an empty segment gets."""
-    if name in ("segment_sum",):
+    if name == "segment_sum":
         return 0
     if name == "segment_prod":
         return 1

@@ -343,5 +343,6 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,  #
     if out.ndim > 1 and time_axis != z.ndim - 1:
         t_ax = time_axis - 1 if freq_axis < time_axis else time_axis
         out = shape_ops.moveaxis(out, -1, t_ax)
-    times = asarray(np.arange(out.shape[-1] if time_axis == z.ndim - 1 else out.shape[0]))
+    # The times count the output's first axis (SciPy's and JAX's rule, whichever axis is time).
+    times = asarray(np.arange(out.shape[0]))
     return times.astype(np.float32) / fs, out

@@ -106,16 +106,28 @@ _WINDOWS: dict[str, tuple[Any, tuple[str, ...], bool]] = {
 _ALIASES = {alias: name for name, (_, aliases, _) in _WINDOWS.items() for alias in aliases}
 
 
+# SciPy's other windows (and their aliases): made by SciPy's get_window when it is installed.
+_SCIPY_ONLY = {
+    "chebwin", "cheb", "dpss", "exponential", "poisson", "general_cosine", "general_gaussian",
+    "general gaussian", "general_gauss", "general gauss", "ggs", "general_hamming", "taylor",
+    "taylorwin", "lanczos", "sinc",
+}  # fmt: skip
+
+
 def get_window(window: str | tuple, nx: int) -> np.ndarray:
     """The periodic window ``window`` (a name, or a tuple of a name and its parameters) of
     length ``nx``, as float64."""
     name, params = (window[0], tuple(window[1:])) if isinstance(window, tuple) else (window, ())
     key = _ALIASES.get(name, name)
+    if key not in _WINDOWS and key not in _SCIPY_ONLY:
+        raise ValueError(f"Invalid window name {name!r} in parameter window={window!r}.")
     if key not in _WINDOWS:
         try:
             from scipy.signal import get_window as scipy_get_window  # lazy: optional dependency
         except ImportError:
-            raise ValueError(f"Unknown window type {name!r} (window={window!r}).") from None
+            raise ValueError(
+                f"The {name!r} window needs SciPy (window={window!r}), which is not installed."
+            ) from None
         return np.asarray(scipy_get_window(window, nx), np.float64)
     fn, _, needs_params = _WINDOWS[key]
     if needs_params and not params:
