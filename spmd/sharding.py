@@ -9,6 +9,7 @@ from spmd._src.mesh import (  # noqa: F401
     get_abstract_mesh,
     get_mesh,
     set_mesh,
+    use_abstract_mesh,
     use_mesh,
 )
 from spmd._src.sharding import (  # noqa: F401
@@ -20,3 +21,8 @@ from spmd._src.sharding import (  # noqa: F401
     SingleDeviceSharding,
     UnevenShardingWarning,
 )
+
+
+def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
+    """The sharding that places a whole array on ``device``."""
+    return SingleDeviceSharding(device, memory_kind=memory_kind)

@@ -147,3 +147,21 @@ def test_dlpack_and_frompyfunc():
     assert f.accumulate(jnp.arange(1.0, 4.0)).tolist() == [1.0, 3.0, 10.0]
     assert f.outer(jnp.arange(2.0), jnp.arange(3.0)).tolist() == [[1, 1, 1], [1, 2, 3]]
     assert float(spmd.jit(f.reduce)(jnp.arange(1.0, 4.0))) == 16.0
+
+
+def test_use_abstract_mesh_and_single_device_sharding():
+    from spmd.sharding import AbstractMesh, get_abstract_mesh, use_abstract_mesh
+
+    am = AbstractMesh((2, 4), ("x", "y"))
+    assert get_abstract_mesh().axis_names == ()
+    with use_abstract_mesh(am):
+        assert get_abstract_mesh() == am
+        assert spmd.sharding.get_mesh() is None  # the concrete mesh is left alone
+    assert get_abstract_mesh().axis_names == ()
+    with pytest.raises(ValueError, match="Expected mesh of type `spmd.sharding.AbstractMesh`"):
+        with use_abstract_mesh(spmd.make_mesh((8,), ("x",))):
+            pass
+    d = spmd.devices()[3]
+    s = spmd.sharding.make_single_device_sharding(d)
+    assert isinstance(s, spmd.sharding.SingleDeviceSharding) and s.device_set == {d}
+    assert spmd.device_put(np.ones(3), s).devices() == {d}

@@ -252,6 +252,7 @@ def make_mesh(
 class _MeshContext(threading.local):
     def __init__(self) -> None:
         self.stack: list = []
+        self.abstract: list = []  # use_abstract_mesh's meshes, innermost last
 
 
 _ctx = _MeshContext()
@@ -268,8 +269,26 @@ def get_mesh() -> Mesh | None:
 
 
 def get_abstract_mesh() -> AbstractMesh:
+    """The abstract mesh in context: ``use_abstract_mesh``'s, else the concrete mesh's."""
+    if _ctx.abstract:
+        return _ctx.abstract[-1]
     m = get_mesh()
     return m.abstract_mesh if m is not None else AbstractMesh((), ())
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh: AbstractMesh):
+    """Make ``mesh`` the abstract mesh in context (``get_abstract_mesh``) inside the block,
+    leaving the concrete mesh as it is."""
+    if not isinstance(mesh, AbstractMesh):
+        raise ValueError(
+            "Expected mesh of type `spmd.sharding.AbstractMesh`. Got type: " + str(type(mesh))
+        )
+    _ctx.abstract.append(mesh)
+    try:
+        yield mesh
+    finally:
+        _ctx.abstract.pop()
 
 
 @contextlib.contextmanager
@@ -311,5 +330,6 @@ __all__ = [
     "get_mesh",
     "make_mesh",
     "set_mesh",
+    "use_abstract_mesh",
     "use_mesh",
 ]
