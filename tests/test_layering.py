@@ -57,6 +57,8 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.dispatch",
         "spmd._src.program_passes",
         "spmd._src.debug_floats",
+        "spmd._src.compile_log",
+        "spmd._src.profiler",
     ],
     6: [
         "spmd._src.api",
@@ -83,6 +85,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.linear_transpose",
         "spmd._src.fwd_and_bwd",
         "spmd._src.api_misc",
+        "spmd._src.mesh_utils",
     ],
 }
 PUBLIC_LAYER = 7

@@ -189,8 +189,8 @@ def print_environment_info(return_string: bool = False) -> str | None:
 
     import numpy as np
 
-    import spmd
     from spmd._src import devices
+    from spmd.version import __version__  # lazy: the version lives in the public package
 
     env = "\n".join(
         f"{k}={v}"
@@ -199,7 +199,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
     )
     info = textwrap.dedent(
         f"""\
-        spmd:   {spmd.__version__}
+        spmd:   {__version__}
         numpy:  {np.__version__}
         python: {sys.version.replace(chr(10), " ")}
         device info: cpu-{devices.device_count()}, {devices.local_device_count()} local devices

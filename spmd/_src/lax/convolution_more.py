@@ -331,7 +331,7 @@ def conv_general_dilated_local(
     >>> lax.conv_general_dilated_local(x, w, (1, 1), "VALID", (3, 3)).shape
     (1, 3, 3, 3)
     """
-    from spmd._src.numpy.einsum import einsum
+    from spmd._src.numpy.einsum import einsum  # lazy: jnp's einsum plans the contraction
 
     lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
     filter_shape, dn, window_strides = _patch_args(

@@ -53,7 +53,7 @@ def composite(decomposition: Callable, name: str, version: int = 0) -> Callable:
 
     @functools.wraps(decomposition)
     def run(*args: Any, **kwargs: Any) -> Any:
-        from spmd._src.numpy.lax_numpy import asarray
+        from spmd._src.numpy.lax_numpy import asarray  # lazy: jnp sits above lax
 
         # JAX traces the decomposition on arrays: Python scalars arrive as weak arrays.
         args = tuple(asarray(a) if isinstance(a, (int, float, complex, bool)) else a for a in args)
