@@ -86,6 +86,8 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.fwd_and_bwd",
         "spmd._src.api_misc",
         "spmd._src.mesh_utils",
+        "spmd._src.ops",
+        "spmd._src.image",
     ],
 }
 PUBLIC_LAYER = 7
