@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spmd._src.scipy.stats._common import inf, jnp, nan, promote, special, where
+from spmd._src.scipy.stats._common import inf, jnp, lax, nan, promote, special, where
 
 __all__ = ["cdf", "logpmf", "pmf", "ppf"]
 
@@ -30,7 +30,8 @@ def cdf(k: Any, p: Any) -> Any:
 
 
 def ppf(q: Any, p: Any) -> Any:
-    """0 up to ``q = 1 - p``, then 1; NaN for ``q`` or ``p`` outside [0, 1]."""
+    """0 up to ``q = 1 - p``, then 1; NaN for ``q`` or ``p`` outside [0, 1] or NaN."""
     q, p = promote("bernoulli.ppf", q, p)
     out = where(q <= 1 - p, 0, 1)
-    return where((q < 0) | (q > 1) | (p < 0) | (p > 1), nan, out)
+    out = lax.convert_element_type(out, q.dtype, weak_type=q.weak_type)
+    return where((q >= 0) & (q <= 1) & (p >= 0) & (p <= 1), out, nan)  # NaN too

@@ -16,7 +16,7 @@ def logpmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     y = k - loc
     log_comb = special.gammaln(n + 1) - special.gammaln(y + 1) - special.gammaln(n - y + 1)
     log_p = log_comb + special.xlogy(y, p) + special.xlog1py(n - y, -p)
-    return where((y < 0) | (y > n), -inf, log_p)
+    return where((y >= 0) & (y <= n), log_p, -inf)  # NaN too gives -inf
 
 
 def pmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:

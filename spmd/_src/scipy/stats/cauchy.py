@@ -45,12 +45,12 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``loc + scale * tan(pi * (q - 1/2))``."""
+    """``loc + scale * tan(pi q - pi / 2)`` (rounded as JAX rounds it)."""
     q, loc, scale = promote("cauchy.ppf", q, loc, scale)
-    return loc + scale * jnp.tan(math.pi * (q - 0.5))
+    return loc + scale * jnp.tan(math.pi * q - math.pi / 2)
 
 
 def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``loc + scale * tan(pi * (1/2 - q))``."""
+    """``loc + scale * tan(pi / 2 - pi q)``."""
     q, loc, scale = promote("cauchy.isf", q, loc, scale)
-    return loc + scale * jnp.tan(math.pi * (0.5 - q))
+    return loc + scale * jnp.tan(math.pi / 2 - math.pi * q)

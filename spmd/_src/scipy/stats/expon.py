@@ -35,7 +35,7 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the cumulative distribution function."""
     x, loc, nz = _neg_z("expon.logcdf", x, loc, scale)
-    return where(x < loc, -inf, jnp.log(-jnp.expm1(nz)))
+    return where(x < loc, -inf, jnp.log1p(-jnp.exp(nz)))
 
 
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -14,7 +14,7 @@ def logpdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     x, a, loc, scale = promote("gamma.logpdf", x, a, loc, scale)
     y = standardize(x, loc, scale)
     log_p = special.xlogy(a - 1, y) - y - special.gammaln(a) - jnp.log(scale)
-    return where(x < loc, -inf, log_p)
+    return where(x >= loc, log_p, -inf)  # NaN too gives -inf
 
 
 def pdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -40,8 +40,10 @@ def logcdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The regularized upper incomplete gamma function of ``y`` (clipped at 0)."""
-    a, y = _y("gamma.sf", x, a, loc, scale)
-    return special.gammaincc(a, y)
+    x, a, loc, scale = promote("gamma.sf", x, a, loc, scale)
+    y = jnp.clip(standardize(x, loc, scale), 0, None)
+    # 1 below the support even for an invalid shape (as in JAX; the cdf has no such case).
+    return where(x < loc, 1, special.gammaincc(a, y))
 
 
 def logsf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:

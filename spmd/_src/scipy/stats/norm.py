@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from spmd._src.numpy.util import check_arraylike
 from spmd._src.scipy.stats._common import jnp, lax, promote, special, standardize
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
@@ -48,12 +49,13 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The normal quantile function (NaN outside [0, 1])."""
-    q, loc, scale = promote("norm.ppf", q, loc, scale)
+    """The normal quantile function (NaN outside [0, 1]). ``q`` must be floating (as in
+    JAX: ``ndtri`` takes no integers)."""
+    check_arraylike("norm.ppf", q, loc, scale)
     return special.ndtri(q) * scale + loc
 
 
 def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The inverse survival function: ``ppf(1 - q)``."""
-    q, loc, scale = promote("norm.isf", q, loc, scale)
-    return ppf(1 - q, loc, scale)
+    check_arraylike("norm.isf", q, loc, scale)
+    return ppf(1 - jnp.asarray(q), loc, scale)

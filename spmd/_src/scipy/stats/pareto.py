@@ -40,16 +40,22 @@ def sf(x: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return where(below, 1, jnp.exp(v))
 
 
+def _ratio_pow(name, x, b, loc, scale):
+    x, b, loc, scale = promote(name, x, b, loc, scale)
+    # (scale / (x - loc)) ** b as a power (b = 0 gives 1 even at x = inf, as in JAX).
+    return x < loc + scale, jnp.power(scale / (x - loc), b)
+
+
 def cdf(x: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``1 - sf``, without cancellation."""
-    below, v = _logsf("pareto.cdf", x, b, loc, scale)
-    return where(below, 0, -jnp.expm1(v))
+    """``1 - (scale / (x - loc)) ** b`` on the support, 0 below it."""
+    below, v = _ratio_pow("pareto.cdf", x, b, loc, scale)
+    return where(below, 0, 1 - v)
 
 
 def logcdf(x: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """``log(1 - sf)``."""
-    below, v = _logsf("pareto.logcdf", x, b, loc, scale)
-    return where(below, -inf, jnp.log1p(-jnp.exp(v)))
+    """``log1p(-(scale / (x - loc)) ** b)`` on the support, -inf below it."""
+    below, v = _ratio_pow("pareto.logcdf", x, b, loc, scale)
+    return where(below, -inf, jnp.log1p(-v))
 
 
 def ppf(q: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from spmd._src.scipy.stats._common import inf, jnp, lax, nan, promote, special, where
+from spmd._src.scipy.stats._common import inf, jnp, nan, promote, special, strong, where
 
 __all__ = ["cdf", "entropy", "logpmf", "pmf"]
 
@@ -40,8 +40,7 @@ def entropy(mu: Any, loc: Any = 0) -> Any:
     broadcasts."""
     mu, loc = promote("poisson.entropy", mu, loc)
     mu = jnp.broadcast_to(mu, jnp.broadcast_shapes(mu.shape, loc.shape))
-    # The result is strongly typed, as JAX's is.
-    mu = lax.convert_element_type(mu, mu.dtype, weak_type=False)
+    mu = strong(mu)  # the result is strongly typed, as JAX's is
     safe = where(mu > 0, mu, 1)
     small = where(safe < 100, safe, 1)
     k = jnp.arange(_TERMS, dtype=mu.dtype)

@@ -48,7 +48,8 @@ def logcdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     x, a, b, loc, scale = promote("truncnorm.logcdf", x, a, b, loc, scale)
     z = standardize(x, loc, scale)
     out = _log_mass(a, jnp.clip(z, a, b)) - _log_mass(a, b)
-    out = where(z <= a, -inf, where(z >= b, 0, out))
+    # NaN falls to the last branch, 0 (as in JAX).
+    out = where(z < b, where(z > a, out, -inf), 0)
     return where(a >= b, nan, out)
 
 
@@ -62,7 +63,8 @@ def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     x, a, b, loc, scale = promote("truncnorm.logsf", x, a, b, loc, scale)
     z = standardize(x, loc, scale)
     out = _log_mass(jnp.clip(z, a, b), b) - _log_mass(a, b)
-    out = where(z <= a, 0, where(z >= b, -inf, out))
+    # NaN falls to the last branch, 0 (as in JAX).
+    out = where(z > a, where(z < b, out, -inf), 0)
     return where(a >= b, nan, out)
 
 

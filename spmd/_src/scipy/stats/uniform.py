@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spmd._src.scipy.stats._common import inf, jnp, nan, promote, where
+from spmd._src.scipy.stats._common import inf, jnp, nan, promote, strong, where
 
 __all__ = ["cdf", "logpdf", "pdf", "ppf"]
 
@@ -21,9 +21,12 @@ def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """0 below the support, 1 above it, linear on it."""
+    """0 below the support, 1 above it, linear on it; 0 for NaN (no case holds). Strongly
+    typed, as JAX's is."""
     x, loc, scale = promote("uniform.cdf", x, loc, scale)
-    return where(x < loc, 0, where(x > loc + scale, 1, (x - loc) / scale))
+    on = (x >= loc) & (x <= loc + scale)
+    out = where(x < loc, 0, where(x > loc + scale, 1, where(on, (x - loc) / scale, 0)))
+    return strong(out)
 
 
 def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:

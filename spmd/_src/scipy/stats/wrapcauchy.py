@@ -15,7 +15,7 @@ def logpdf(x: Any, c: Any) -> Any:
     """``log((1 - c**2) / (2 pi (1 + c**2 - 2 c cos x)))`` on ``[0, 2 pi]``."""
     x, c = promote("wrapcauchy.logpdf", x, c)
     log_p = jnp.log(1 - c * c) - math.log(2 * math.pi) - jnp.log(1 + c * c - 2 * c * jnp.cos(x))
-    log_p = where((x < 0) | (x > 2 * math.pi), -inf, log_p)
+    log_p = where((x >= 0) & (x <= 2 * math.pi), log_p, -inf)  # NaN too gives -inf
     return where((c > 0) & (c < 1), log_p, nan)
 
 
