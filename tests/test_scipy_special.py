@@ -503,3 +503,17 @@ def test_loggamma_complex_infinite_real_part():
     # NaN, as for every infinite argument (JAX 0.10's loop over -Re z never ends here).
     out = special.loggamma(jnp.asarray(np.complex64([complex(-np.inf, 1), complex(np.inf, 1)])))
     assert np.isnan(np.asarray(out)).all()
+
+
+def test_betaln_keeps_weak_types_and_is_accurate_for_a_large_argument():
+    # JAX gives a weakly typed result for Python scalars (the stats functions rely on it).
+    assert special.betaln(2.0, 3.0).weak_type
+    assert not special.betaln(np.float32(2.0), 3.0).weak_type
+    # Above 8 the cancellation of three log-gammas is avoided (DiDonato and Morris's ALGDIV).
+    a = np.array([0.5, 3.0, 7.5, 20.0], np.float32)
+    b = np.array([1e6, 9.0, 1e3, 30.0], np.float32)
+    want = [
+        math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
+        for x, y in zip(a.astype(float), b.astype(float))
+    ]
+    np.testing.assert_allclose(np.asarray(special.betaln(a, b)), want, rtol=2e-6)

@@ -23,7 +23,7 @@ from spmd._src.numpy import creation, lax_numpy, reductions, shape_ops, ufuncs
 from spmd._src.numpy.array_constructors import asarray
 from spmd._src.numpy.util import promote_args_inexact
 from spmd._src.scipy.special_common import _c, _check_float, _real_only, _where
-from spmd._src.scipy.special_gamma_complex import STIRLING, gamma_complex, loggamma_complex
+from spmd._src.scipy.special_gamma_complex import gamma_complex, loggamma_complex
 
 __all__ = [
     "bernoulli",
@@ -202,36 +202,48 @@ def loggamma(x: Any) -> Any:
 
 
 # B_2k / (2k (2k - 1)) for k = 1..8: the Stirling series of lgamma's correction term.
-_STIRLING = STIRLING
+# DiDonato and Morris's ALGDIV (cdflib) series coefficients, for ln(Gamma(b) / Gamma(a + b)).
+_ALGDIV = (
+    0.833333333333333e-01,
+    -0.277777777760991e-02,
+    0.793650666825390e-03,
+    -0.595202931351870e-03,
+    0.837308034031215e-03,
+    -0.165322962780713e-02,
+)
 
 
-def _lgamma_correction(x):
-    """lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), for x >= 8."""
-    inv = _c(x, 1) / x
-    inv2 = inv * inv
-    total = creation.zeros_like(x)
-    for c in reversed(_STIRLING):
-        total = total * inv2 + _c(x, c)
-    return total * inv
+def _algdiv(a, b):
+    """``lgamma(b) - lgamma(a + b)`` for ``b >= 8`` and ``a <= b``, without the cancellation:
+    DiDonato and Morris's series in ``1 / b**2`` for the Stirling corrections, plus the
+    closed-form leading terms. Python scalars keep weak operands weak."""
+    h = a / b
+    c = h / (1.0 + h)
+    x = 1.0 / (1.0 + h)
+    d = b + (a - 0.5)
+    x2 = x * x
+    s3 = 1.0 + (x + x2)
+    s5 = 1.0 + (x + x2 * s3)
+    s7 = 1.0 + (x + x2 * s5)
+    s9 = 1.0 + (x + x2 * s7)
+    s11 = 1.0 + (x + x2 * s9)
+    t = (1.0 / b) * (1.0 / b)
+    c0, c1, c2, c3, c4, c5 = _ALGDIV
+    w = ((((c5 * s11 * t + c4 * s9) * t + c3 * s7) * t + c2 * s5) * t + c1 * s3) * t + c0
+    w = w * (c / b)
+    u = d * lax.log1p(a / b)
+    v = a * (lax.log(b) - 1.0)
+    return _where(u > v, (w - v) - u, (w - u) - v)
 
 
 def betaln(a: Any, b: Any) -> Any:
-    """``log|B(a, b)|``; for a large argument, without the cancellation of three log-gammas."""
+    """``log|B(a, b)|``: the three log-gammas below 8, and for a larger argument
+    ``lgamma(min) + algdiv(min, max)``, which avoids their cancellation."""
     a, b = promote_args_inexact("betaln", a, b)
     small, big = lax.min(a, b), lax.max(a, b)
-    plain = lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
-    # lgamma(big) - lgamma(small + big) = -(big - 1/2) log1p(small / big) - small log(small + big)
-    # + small + corrections, by Stirling's formula for both.
-    asym = (small > 0) & (big >= _c(big, 8))
-    s_ = _where(asym, small, _c(a, 1))
-    b_ = _where(asym, big, _c(a, 8))
-    diff = (
-        -(b_ - _c(a, 0.5)) * lax.log1p(s_ / b_)
-        - s_ * lax.log(s_ + b_)
-        + s_
-        + (_lgamma_correction(b_) - _lgamma_correction(s_ + b_))
-    )
-    return _where(asym, lax.lgamma(s_) + diff, plain)
+    plain = lax.lgamma(small) + (lax.lgamma(big) - lax.lgamma(small + big))
+    large = lax.lgamma(small) + _algdiv(small, big)
+    return _where(big < 8.0, plain, large)
 
 
 def beta(a: Any, b: Any) -> Any:

@@ -73,16 +73,6 @@ def promote(name: str, *args: Any) -> list[Any]:
     return promote_args_inexact(name, *args)
 
 
-def betaln(a, b):
-    """``special.betaln`` keeping the weak type of weakly typed (Python scalar) arguments, as
-    JAX's does (spmd's ``special.betaln`` returns a strong type: its ``where`` with strong
-    constants drops the flag)."""
-    out = special.betaln(a, b)
-    if all(getattr(v, "weak_type", False) for v in (a, b)):
-        out = lax.convert_element_type(out, out.dtype, weak_type=True)
-    return out
-
-
 def strong(x):
     """``x`` with its weak type dropped, where JAX's result is strongly typed."""
     return lax.convert_element_type(x, x.dtype, weak_type=False)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from spmd._src.scipy.stats._common import (
-    betaln,
     inf,
     jnp,
     nan,
@@ -23,7 +22,9 @@ def logpdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """``(a - 1) log y + (b - 1) log(1 - y) - betaln(a, b) - log(scale)`` on the support."""
     x, a, b, loc, scale = promote("beta.logpdf", x, a, b, loc, scale)
     y = standardize(x, loc, scale)
-    log_p = special.xlogy(a - 1, y) + special.xlog1py(b - 1, -y) - betaln(a, b) - jnp.log(scale)
+    log_p = (
+        special.xlogy(a - 1, y) + special.xlog1py(b - 1, -y) - special.betaln(a, b) - jnp.log(scale)
+    )
     log_p = where((x < loc) | (x > loc + scale), -inf, log_p)
     return where((a <= 0) | (b <= 0), nan, log_p)
 
