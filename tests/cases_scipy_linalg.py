@@ -123,6 +123,9 @@ for lower, a in ((True, LOW), (False, UPP)):
 case("solve_triangular_full_matrix", S("solve_triangular"), A3, B3)  # only the upper triangle
 case("solve_triangular_batch", S("solve_triangular", lower=True), np.stack([LOW, LOW.T.T * 2]), BB)
 case("solve_triangular_batch_b", S("solve_triangular", lower=True), LOW, BB)
+case("solve_triangular_batch_a_vector", S("solve_triangular", lower=True), AB, B3, grad=(0, 1))
+case("solve_triangular_batch_a_matrix", S("solve_triangular"), AB, B32)
+case("solve_triangular_batched_vectors", S("solve_triangular"), AB, np.stack([B3, -B3]))
 case("solve_triangular_complex", S("solve_triangular", trans=2), np.triu(C3), B3, grad=(0, 1))
 case(
     "solve_triangular_int",
@@ -166,6 +169,19 @@ case(
     BB,
 )
 case(
+    "cho_solve_batch_vector",
+    Sf(lambda s, jnp: lambda a, b: s.cho_solve(s.cho_factor(a), b)),
+    SPDB,
+    B3,
+    grad=(0, 1),
+)
+case(
+    "cho_solve_batch_matrix",
+    Sf(lambda s, jnp: lambda a, b: s.cho_solve(s.cho_factor(a, True), b)),
+    SPDB,
+    B32,
+)
+case(
     "cho_solve_complex",
     Sf(lambda s, jnp: lambda a, b: s.cho_solve(s.cho_factor(a, True), b)),
     HPD,
@@ -195,6 +211,15 @@ for trans in (0, 1, 2):
     case(f"lu_solve_complex_trans{trans}", mk, C3, B32.astype(np.complex64), grad=(0, 1))
 case("lu_solve_mat", Sf(lambda s, jnp: lambda a, b: s.lu_solve(s.lu_factor(a), b)), A3, B32)
 case(
+    "lu_solve_batch_a_vector", Sf(lambda s, jnp: lambda a, b: s.lu_solve(s.lu_factor(a), b)), AB, B3
+)
+case(
+    "lu_solve_batch_a_matrix",
+    Sf(lambda s, jnp: lambda a, b: s.lu_solve(s.lu_factor(a), b, trans=1)),
+    AB,
+    B32,
+)
+case(
     "lu_solve_batch",
     Sf(lambda s, jnp: lambda a, b: s.lu_solve(s.lu_factor(a), b)),
     AB,
@@ -210,6 +235,9 @@ for assume_a in ("gen", "sym", "her", "pos"):
 case("solve_pos_lower", S("solve", assume_a="pos", lower=True), SPD, B3, grad=(0, 1))
 case("solve_vector", S("solve"), A4, np.arange(4, dtype=f32), grad=(0, 1))
 case("solve_batch", S("solve"), AB, BB, grad=(0, 1))
+case("solve_batch_a_vector", S("solve"), AB, B3, grad=(0, 1))
+case("solve_batch_a_matrix", S("solve"), AB, B32, grad=(0, 1))
+case("solve_pos_batched_vectors", S("solve", assume_a="pos"), SPDB, BB[:, :, 0].copy(), grad=(0, 1))
 case("solve_batch_pos", S("solve", assume_a="pos"), SPDB, BB, grad=(0, 1))
 case("solve_int", S("solve"), I3, np.array([1, 0, 2], np.int32))
 case("solve_complex", S("solve"), C3, B32, grad=(0, 1))
@@ -485,6 +513,27 @@ VE(
 )
 VE("err_solve_assume_a", S("solve", assume_a="xx"), A3, B3, match="solve: expected assume_a.*'xx'")
 VE("err_solve_rows", S("solve"), A3, B4, match=r"solve.*\(3, 3\).*\(4,\)")
+VE(
+    "err_solve_batched_vectors",
+    S("solve"),
+    AB,
+    np.stack([B3, B3]),
+    match=r"solve: invalid shapes.*\(2, 3, 3\).*\(2, 3\)",
+)
+VE(
+    "err_solve_pos_broadcast",
+    S("solve", assume_a="pos"),
+    SPDB,
+    B32,
+    match=r"solve: with assume_a='pos'.*\(2, 3, 3\).*\(3, 2\)",
+)
+VE(
+    "err_solve_pos_vector",
+    S("solve", assume_a="pos"),
+    SPDB,
+    B3,
+    match=r"solve: with assume_a='pos'.*\(3,\)",
+)
 VE("err_solve_rect", S("solve"), R34, B3, match=r"solve.*\(3, 4\)")
 VE("err_det_rect", S("det"), R34, match=r"det.*\(3, 4\)")
 VE("err_inv_rect", S("inv"), R34, match=r"inv.*\(3, 4\)")

@@ -17,7 +17,18 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src.interpreters import ad
-from spmd._src.lax.linalg import _compute, _each_matrix_outputs, _linalg_primitive
+from spmd._src.lax import elementwise as ew
+from spmd._src.lax.elementwise.conversion import convert_element_type
+from spmd._src.lax.linalg import (
+    _compute,
+    _const,
+    _each_matrix_outputs,
+    _linalg_primitive,
+    _mm,
+    _mT,
+    solve,
+)
+from spmd._src.lax.shape import broadcast_in_dim, concatenate, iota, slice_in_dim
 
 # ---------------------------------------------------------------------------------------------
 # lu
@@ -78,41 +89,60 @@ def _lu_impl(x):
     return [outs[0].astype(x.dtype), outs[1], outs[2]]
 
 
+def _rows(x, lo: int, hi: int):
+    return slice_in_dim(x, lo, hi, axis=x.ndim - 2)
+
+
+def _cols(x, lo: int, hi: int):
+    return slice_in_dim(x, lo, hi, axis=x.ndim - 1)
+
+
+def _masked(x, mask: np.ndarray):
+    return ew.mul(x, _const(mask.astype(np.float64), x))
+
+
+def _zeros(shape, like):
+    return _const(np.zeros(shape), like)
+
+
 def _lu_jvp(primals, tangents, outs):
-    # x[perm] = L U. With dA = tangent rows in the same order, for the square part (k x k):
+    # x[perm] = L U. With dA the tangent's rows in the same order, for the square part (k x k):
     # L^-1 dA U^-1 = L^-1 dL + dU U^-1, a strictly lower plus an upper triangular matrix, so
     # dL = L tril(X, -1), dU = triu(X) U. Rows of a tall x below k: dL2 = (dA2 - L2 dU) U^-1;
-    # columns of a wide x right of k: dU2 = L^-1 (dA2 - dL U2).
-    import spmd.numpy as jnp  # noqa: PLC0415 -- spmd.numpy is built on top of lax
-
+    # columns of a wide x right of k: dU2 = L^-1 (dA2 - dL U2). Triangular solves are general
+    # solves of the triangular factors (solve_p has the rules for its right-hand side).
     (x,), (t,) = primals, tangents
     lu_, piv, perm = outs
-    *_, m, n = x.shape
+    *batch, m, n = x.shape
     k = min(m, n)
-    if type(t) is ad.Zero:
-        t = jnp.zeros(x.shape, x.dtype)
-    dA = jnp.take_along_axis(t, perm[..., :, None], axis=-2)
-    l_full = jnp.tril(lu_[..., :, :k], -1) + jnp.eye(m, k, dtype=x.dtype)
-    u_full = jnp.triu(lu_[..., :k, :])
-    l1, u1 = l_full[..., :k, :], u_full[..., :, :k]
-    mT = lambda a: jnp.swapaxes(a, -1, -2)
-    lsolve = lambda b: jnp.linalg.solve(l1, b)  # L1^-1 b
-    rsolve = lambda b: mT(jnp.linalg.solve(mT(u1), mT(b)))  # b U1^-1
-    xk = rsolve(lsolve(dA[..., :k, :k]))
-    dl1 = l1 @ jnp.tril(xk, -1)
-    du1 = jnp.triu(xk) @ u1
-    dl, du = dl1, du1
+    nd = x.ndim
+    # P[i, j] = (perm[i] == j): P @ t holds t's rows in the factorization's order.
+    rows_of = broadcast_in_dim(perm, (*batch, m, m), tuple(range(nd - 1)))
+    cols = broadcast_in_dim(iota(np.int32, m), (*batch, m, m), (nd - 1,))
+    p_mat = convert_element_type(ew.eq(rows_of, cols), x.dtype)
+    d_a = _mm(p_mat, t)
+    l_full = ew.add(
+        _masked(_cols(lu_, 0, k), np.tril(np.ones((m, k)), -1)), _const(np.eye(m, k), x)
+    )
+    u_full = _masked(_rows(lu_, 0, k), np.triu(np.ones((k, n))))
+    l1, u1 = _rows(l_full, 0, k), _cols(u_full, 0, k)
+    lsolve = lambda b: solve(l1, b)  # L1^-1 b
+    rsolve = lambda b: _mT(solve(_mT(u1), _mT(b)))  # b U1^-1
+    xk = rsolve(lsolve(_cols(_rows(d_a, 0, k), 0, k)))
+    dl = _mm(l1, _masked(xk, np.tril(np.ones((k, k)), -1)))
+    du = _mm(_masked(xk, np.triu(np.ones((k, k)))), u1)
     if m > n:
-        dl2 = rsolve(dA[..., k:, :] - l_full[..., k:, :] @ du1)
-        dl = jnp.concatenate([dl1, dl2], axis=-2)
+        dl2 = rsolve(ew.sub(_rows(d_a, k, m), _mm(_rows(l_full, k, m), du)))
+        dl = concatenate([dl, dl2], nd - 2)  # m x k, strictly lower
     if n > m:
-        du2 = lsolve(dA[..., :, k:] - dl1 @ u_full[..., :, k:])
-        du = jnp.concatenate([du1, du2], axis=-1)
-    # Packed: dL's strict lower part (m x k) and dU's upper part (k x n) in one m x n array.
-    d_lu = jnp.zeros(x.shape, x.dtype)
-    d_lu = d_lu.at[..., :, :k].add(jnp.tril(dl, -1))
-    d_lu = d_lu.at[..., :k, :].add(jnp.triu(du))
-    return [d_lu, _int_zero(piv), _int_zero(perm)]
+        du2 = lsolve(ew.sub(_cols(d_a, k, n), _mm(dl, _cols(u_full, k, n))))
+        du = concatenate([du, du2], nd - 1)  # k x n, upper
+    # Packed as lu is: dL's strict lower part and dU's upper part in one m x n array.
+    if m > n:
+        du = concatenate([du, _zeros((*batch, m - k, n), x)], nd - 2)
+    if n > m:
+        dl = concatenate([dl, _zeros((*batch, m, n - k), x)], nd - 1)
+    return [ew.add(dl, du), _int_zero(piv), _int_zero(perm)]
 
 
 def _int_zero(x):

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-import spmd.numpy as jnp
-from spmd import lax
 from spmd._src.custom_derivatives import custom_jvp
 from spmd._src.lax import linalg as lax_linalg
 from spmd._src.lax import linalg_lu_schur as lu_schur
+from spmd._src.lax.control_flow.solves import custom_linear_solve
+from spmd._src.lax.dot import Precision
+from spmd._src.lax.elementwise.conversion import stop_gradient
 from spmd._src.numpy import util
+from spmd._src.scipy import linalg_jnp as jnp
 
 
 def _mT(x):
@@ -48,10 +50,21 @@ def _float_only(fn: str, x):
         raise TypeError(f"{fn} does not accept dtype {x.dtype}: it needs a float or complex array.")
 
 
+def _is_vector(a, b) -> bool:
+    return b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape[-1] == a.shape[-1])
+
+
 def _check_rhs(fn: str, a, b) -> bool:
     """Whether ``b`` is a (batch of) vector(s) for the square ``a``; raises ValueError naming
-    ``fn`` and both shapes when ``b``'s rows do not match ``a``."""
-    vector = b.ndim == a.ndim - 1
+    ``fn`` and both shapes when ``b``'s rows do not match ``a``. As JAX: a 1-D ``b`` is one
+    vector for every matrix; ``b`` with one dimension less than ``a`` and ending in ``n`` is a
+    batch of vectors (``solve`` refuses that case, as ``jnp.linalg.solve`` since JAX 0.5)."""
+    vector = _is_vector(a, b)
+    if fn == "solve" and vector and b.ndim > 1:
+        raise ValueError(
+            f"solve: invalid shapes a.shape={a.shape}, b.shape={b.shape}: b with one dimension "
+            "less than a is no batch of vectors; use b[..., None] for that."
+        )
     n = a.shape[-1]
     rows = b.shape[-1] if vector else (b.shape[-2] if b.ndim >= 2 else None)
     if rows != n:
@@ -88,8 +101,7 @@ def _tri_solve(a, b, *, lower: bool, trans: int = 0, unit_diagonal: bool = False
         t = _mT(t)
     elif trans == 2:
         t = _mH(t)
-    vector = b.ndim == a.ndim - 1
-    t, b = _broadcast_batch(t, b, vector)
+    t, b = _broadcast_batch(t, b, _is_vector(a, b))
     return lax_linalg.solve(t, b)
 
 
@@ -275,15 +287,27 @@ def solve(
         raise ValueError(f"solve: expected assume_a to be one of {valid}; got {assume_a!r}.")
     a, b = _inexact("solve", a, b)
     _square("solve", a)
-    vector = _check_rhs("solve", a, b)
-    a, b = _broadcast_batch(a, b, vector)
     if assume_a != "pos":
-        return lax_linalg.solve(a, b)
+        vector = _check_rhs("solve", a, b)
+        return lax_linalg.solve(*_broadcast_batch(a, b, vector))
+    # As JAX's: no broadcasting here, and b with one dimension less than a is a batch of
+    # vectors.
+    vector = b.ndim == a.ndim - 1
+    rows = b.shape[-1] if vector else (b.shape[-2] if b.ndim == a.ndim else None)
+    if rows != a.shape[-1] or b.shape[: a.ndim - 2] != a.shape[:-2]:
+        raise ValueError(
+            "solve: with assume_a='pos', a and b must have shapes [..., m, m] and [..., m, k] or "
+            f"[..., m] (the same batch dimensions), got a.shape={a.shape}, b.shape={b.shape}."
+        )
     # As JAX: Cholesky of a (no derivative through the factor); derivatives come from the
     # implicit function x = a^-1 b, with a's full matrix in the matrix-vector product.
-    factors = cho_factor(lax.stop_gradient(a), lower=lower)
-    return lax.custom_linear_solve(
-        lambda x: jnp.matmul(a, x, precision=lax.Precision.HIGHEST),
+    factors = cho_factor(stop_gradient(a), lower=lower)
+    if vector:
+        matvec = lambda x: jnp.matmul(a, x[..., None], precision=Precision.HIGHEST)[..., 0]
+    else:
+        matvec = lambda x: jnp.matmul(a, x, precision=Precision.HIGHEST)
+    return custom_linear_solve(
+        matvec,
         b,
         solve=lambda _, x: cho_solve(factors, x),
         symmetric=True,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import spmd.numpy as jnp
-from spmd import lax
+from spmd._src.lax.elementwise.conversion import stop_gradient
+from spmd._src.scipy import linalg_jnp as jnp
 from spmd._src.scipy.linalg import _inexact, _mH, _mT, _square, schur
 
 # ---------------------------------------------------------------------------------------------
@@ -58,12 +58,12 @@ def _pade(a, degree: int):
 
 def _expm(a, max_squarings: int):
     degree = 7 if jnp.finfo(a.dtype).bits <= 32 else 13
-    norm = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1)  # 1-norm of each matrix
+    norm = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1, initial=0)  # 1-norm of each matrix
     # As JAX: floor, not ceil, so the scaled norm may reach twice theta (this fixes how many
     # squarings a max_squarings allows).
     ratio = norm / _THETA[degree]
     s = jnp.where(ratio > 1, jnp.floor(jnp.log2(jnp.maximum(ratio, 1))), 0)
-    s = lax.stop_gradient(s)
+    s = stop_gradient(s)
     scaled = a / (2.0**s)[..., None, None].astype(a.dtype)
     u, v = _pade(scaled, degree)
     r = jnp.linalg.solve(v - u, v + u)

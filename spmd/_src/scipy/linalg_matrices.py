@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 
-import spmd.numpy as jnp
 from spmd._src import dtypes
 from spmd._src.numpy import util
+from spmd._src.scipy import linalg_jnp as jnp
 
 
 def _vectors(fn: str, *xs):
