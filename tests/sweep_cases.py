@@ -1435,6 +1435,69 @@ for _s, _full, _uv in [((4, 3), False, True), ((3, 4), False, True), ((3, 3), Tr
                       ["float32"] * 3 if _uv else "float32", LOOSE, native=True))  # fmt: skip
 
 # ---------------------------------------------------------------------------------------------
+# spmd._src.lax.linalg_lu_schur (the kernels of spmd.scipy.linalg): lu against a float64 NumPy
+# loop with partial pivoting, qr_pivots against greedy selection of the column with the
+# largest residual norm, hessenberg and schur through their reconstruction z t z^H == x.
+from spmd._src.lax import linalg_lu_schur as _lu_schur  # noqa: E402
+
+
+def _lu_ref(x):
+    lu = x.astype(np.float64).copy()
+    *batch, m, n = x.shape
+    piv = np.zeros((*batch, min(m, n)), np.int32)
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), (*batch, m)).copy()
+    for idx in np.ndindex(*batch):
+        a, p, q = lu[idx], piv[idx], perm[idx]
+        for j in range(min(m, n)):
+            p[j] = j + np.argmax(np.abs(a[j:, j]))
+            a[[j, p[j]]], q[[j, p[j]]] = a[[p[j], j]], q[[p[j], j]]
+            a[j + 1 :, j] /= a[j, j]
+            a[j + 1 :, j + 1 :] -= np.outer(a[j + 1 :, j], a[j, j + 1 :])
+    return [lu.astype(x.dtype), piv, perm]
+
+
+def _qr_pivots_ref(x):
+    out = np.zeros((*x.shape[:-2], x.shape[-1]), np.int32)
+    for idx in np.ndindex(*x.shape[:-2]):
+        r, order = x[idx].astype(np.float64), []
+        for _ in range(min(r.shape)):
+            norms = np.linalg.norm(r, axis=0)
+            norms[order] = -1
+            j = int(np.argmax(norms))
+            order.append(j)
+            q = r[:, j] / norms[j]
+            r = r - np.outer(q, q @ r)
+        out[idx][: len(order)] = order
+        out[idx][len(order) :] = [j for j in range(x.shape[-1]) if j not in order]
+    return out
+
+
+def _reconstruct(decompose):
+    def fn(x):
+        t, z = decompose(x)
+        nd = x.ndim
+        b = tuple(range(nd - 2))
+        zt = lax.dot_general(z, t, (((nd - 1,), (nd - 2,)), (b, b)))
+        return lax.dot_general(zt, z, (((nd - 1,), (nd - 1,)), (b, b)))  # real z: z^H = z^T
+
+    return fn
+
+
+for _s in [(4, 4), (5, 3), (3, 5), (2, 3, 3)]:
+    add("lu", Config(f"float32{_s}", _lu_schur.lu, (_lin_gen(_s, "lu"),), _lu_ref,
+                     ["float32", "int32", "int32"], LOOSE, native=True))  # fmt: skip
+for _s in [(5, 3), (2, 4, 4)]:
+    add("qr_pivots", Config(f"float32{_s}", _lu_schur.qr_pivots, (_lin_gen(_s, "qrp"),),
+                            _qr_pivots_ref, "int32", native=True))  # fmt: skip
+for _s in [(4, 4), (2, 3, 3)]:
+    add("hessenberg", Config(f"float32{_s} q h q^T", _reconstruct(_lu_schur.hessenberg),
+                             (_lin_gen(_s, "hess"),), lambda x: x, "float32", LOOSE,
+                             native=True))  # fmt: skip
+    add("schur", Config(f"float32{_s} z t z^T", _reconstruct(_lu_schur.schur),
+                        (_lin_gen(_s, "schur"),), lambda x: x, "float32", LOOSE,
+                        native=True))  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
 # Control flow (spmd._src.lax.control_flow): cond (also through switch), scan, while. The
 # bodies use exact operations (max, add on grid values) so results equal the NumPy loops.
 

@@ -165,3 +165,12 @@ def test_use_abstract_mesh_and_single_device_sharding():
     s = spmd.sharding.make_single_device_sharding(d)
     assert isinstance(s, spmd.sharding.SingleDeviceSharding) and s.device_set == {d}
     assert spmd.device_put(np.ones(3), s).devices() == {d}
+
+
+def test_lax_linalg_lu_as_jax():
+    # JAX 0.10.2: a list (lu packed, pivots, permutation).
+    out = spmd.lax.linalg.lu(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    assert isinstance(out, list)
+    np.testing.assert_allclose(np.asarray(out[0]), [[3.0, 4.0], [1 / 3, 2 / 3]], rtol=1e-6)
+    assert out[1].tolist() == [1, 1] and out[2].tolist() == [1, 0]
+    assert out[1].dtype == np.int32

@@ -51,6 +51,8 @@ NO_GRAD_CHECK: dict[str, str] = {
     "(JAX's rule passes the tangent through rounded; see test_reduce_precision_jvp)",
     "bitcast_convert_type": "reinterprets bits: not differentiable",
     "nextafter": "JAX defines no derivative for nextafter",
+    "hessenberg": "JAX defines no derivative for hessenberg",
+    "schur": "JAX defines no derivative for schur",
     "igamma_grad_a": "JAX defines no derivative for igamma_grad_a",
     "igamma_grad_aa": "spmd-internal (random_gamma_grad's d/da): no derivative of its own",
     "xla_fma16": "float16 operands only (XLA's fused float16 multiply-add), and the checks run "

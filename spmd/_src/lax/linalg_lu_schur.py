@@ -39,11 +39,11 @@ def lu(x):
     ``x[perm] = L @ U`` with ``L`` unit lower triangular (``m x k``, ``k = min(m, n)``) and
     ``U`` upper triangular (``k x n``), returned packed in one ``m x n`` array. Returns
     ``(lu, pivots, permutation)``: ``pivots[i]`` is the row swapped with row ``i`` at step
-    ``i`` (LAPACK's, 0-based), ``permutation`` the resulting order of the rows (int32)."""
-    if x.ndim < 2:
-        raise ValueError(f"lu: argument must have at least 2 dimensions, got shape {x.shape}.")
-    lu_, piv, perm = lu_p.bind(x)
-    return lu_, piv, perm
+    ``i`` (LAPACK's, 0-based), ``permutation`` the resulting order of the rows (int32), as a
+    list (JAX's ``lax.linalg.lu`` returns its primitive's list)."""
+    if np.ndim(x) < 2:
+        raise ValueError(f"lu: argument must have at least 2 dimensions, got shape {np.shape(x)}.")
+    return list(lu_p.bind(x))
 
 
 def _lu_abstract_eval(x):
