@@ -107,3 +107,46 @@ def known_failure_params(cases: list, known: dict) -> list:
         for c in cases
         if c[0] in known
     ]
+
+
+def assert_raises_like_jax(case, golden: dict, mode: str, jnp, lax) -> None:
+    """An error case of a ``cases_*`` family (``case.build(jnp, lax)``): JAX raised
+    ``case.error`` (the golden says so), and spmd raises the same builtin class, eagerly or
+    under ``jit``, with a message matching ``case.match`` (it names the function and sizes)."""
+    import builtins
+    import re
+
+    import pytest
+
+    import spmd
+
+    assert golden["error"] == case.error  # what JAX raised
+    fn, args = case.build(jnp, lax)
+    args = [to_spmd(a) for a in args]
+    if mode == "jit":
+        fn = spmd.jit(fn)
+    with pytest.raises(getattr(builtins, case.error)) as info:
+        fn(*args)
+    assert re.search(case.match, str(info.value)), str(info.value)
+
+
+def assert_vmap_matches_loop(fn, args, in_axes, flatten, name: str, tol: float = 1e-5) -> None:
+    """``vmap(fn, in_axes)`` and its ``jit`` equal ``fn`` run on each example and stacked
+    (``in_axes``: an int or one entry per argument, None for an unmapped one); ``flatten``
+    gives the leaves of an output."""
+    import spmd
+
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    size = next(a.shape[ax] for a, ax in zip(args, axes) if ax is not None)
+    loop = [
+        flatten(fn(*(a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, axes))))[1]
+        for i in range(size)
+    ]
+    want = [np.stack([np.asarray(x[i]) for x in loop]) for i in range(len(loop[0]))]
+    for mapped in (spmd.vmap(fn, in_axes=in_axes), spmd.jit(spmd.vmap(fn, in_axes=in_axes))):
+        got = flatten(mapped(*args))[1]
+        assert len(got) == len(want), name
+        for g, w in zip(got, want):
+            g = np.asarray(g)
+            assert g.dtype == w.dtype and g.shape == w.shape, name
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=name)

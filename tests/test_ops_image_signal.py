@@ -14,16 +14,14 @@ raise the builtin exception class JAX raises, with a message naming the function
 
 from __future__ import annotations
 
-import builtins
 import json
-import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 from cases_ops_image_signal import CASES, IDS, IMG567, S3, TOL, Z8, flatten
-from golden_compare import to_spmd
+from golden_compare import assert_raises_like_jax, assert_vmap_matches_loop, to_spmd
 from test_linalg_more import _check_leaf
 
 import spmd
@@ -96,15 +94,7 @@ def test_grad(case, mode):
     [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in ("eager", "jit")],
 )
 def test_errors(case, mode):
-    golden = GOLDEN[case.name]
-    assert golden["error"] == case.error  # what JAX raised
-    fn, args = case.build(jnp, lax)
-    args = [to_spmd(a) for a in args]
-    if mode == "jit":
-        fn = spmd.jit(fn)
-    with pytest.raises(getattr(builtins, case.error)) as info:
-        fn(*args)
-    assert re.search(case.match, str(info.value)), str(info.value)
+    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 def test_every_case_has_a_golden():
@@ -151,24 +141,10 @@ VMAP_CASES = {
 }
 
 
-def _stack(outs):
-    leaves = [flatten(o)[1] for o in outs]
-    return [np.stack([np.asarray(x[i]) for x in leaves]) for i in range(len(leaves[0]))]
-
-
 @pytest.mark.parametrize("name", sorted(VMAP_CASES))
 def test_vmap_matches_loop(name):
     fn, args, in_axes = VMAP_CASES[name]
-    size = args[0].shape[in_axes]
-    loop = [fn(*(np.take(a, i, axis=in_axes) for a in args)) for i in range(size)]
-    want = _stack(loop)
-    for mapped in (spmd.vmap(fn, in_axes=in_axes), spmd.jit(spmd.vmap(fn, in_axes=in_axes))):
-        got = flatten(mapped(*args))[1]
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            g = np.asarray(g)
-            assert g.dtype == w.dtype and g.shape == w.shape, name
-            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=name)
+    assert_vmap_matches_loop(fn, args, in_axes, flatten, name)
 
 
 # ---------------------------------------------------------------------------------------------

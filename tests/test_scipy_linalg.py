@@ -12,16 +12,14 @@ checked against a loop, and derivatives in float64 against central differences.
 
 from __future__ import annotations
 
-import builtins
 import doctest
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from cases_scipy_linalg import A5, AB, B3, B32, BB, CASES, LOW, R35, R53, SPD, UPP, flatten
-from golden_compare import to_spmd
+from golden_compare import assert_raises_like_jax, assert_vmap_matches_loop, to_spmd
 from test_linalg_more import (
     _check_jvp_and_vjp,
     _check_leaf,
@@ -156,15 +154,7 @@ def _error_params():
 
 @pytest.mark.parametrize("case,mode", _error_params())
 def test_errors(case, mode):
-    golden = GOLDEN[case.name]
-    assert golden["error"] == case.error  # what JAX raised
-    fn, args = case.build(jnp, lax)
-    args = [to_spmd(a) for a in args]
-    if mode == "jit":
-        fn = spmd.jit(fn)
-    with pytest.raises(getattr(builtins, case.error)) as info:
-        fn(*args)
-    assert re.search(case.match, str(info.value)), str(info.value)
+    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 def test_every_case_has_a_golden():
@@ -220,28 +210,10 @@ VMAP_CASES = {
 }
 
 
-def _stack(outs):
-    leaves = [flatten(o)[1] for o in outs]
-    return [np.stack([np.asarray(x[i]) for x in leaves]) for i in range(len(leaves[0]))]
-
-
 @pytest.mark.parametrize("name", sorted(VMAP_CASES))
 def test_vmap_matches_loop(name):
     fn, args, in_axes = VMAP_CASES[name]
-    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    size = next(a.shape[ax] for a, ax in zip(args, axes) if ax is not None)
-    loop = [
-        fn(*(a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, axes)))
-        for i in range(size)
-    ]
-    want = _stack(loop)
-    for mapped in (spmd.vmap(fn, in_axes=in_axes), spmd.jit(spmd.vmap(fn, in_axes=in_axes))):
-        got = flatten(mapped(*args))[1]
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            g = np.asarray(g)
-            assert g.dtype == w.dtype and g.shape == w.shape, name
-            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=name)
+    assert_vmap_matches_loop(fn, args, in_axes, flatten, name)
 
 
 # ---------------------------------------------------------------------------------------------
