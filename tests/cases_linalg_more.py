@@ -1,6 +1,7 @@
 """Golden cases for the ``jnp.linalg`` functions cond, diagonal, eig, eigvals, lstsq,
-matrix_power, matrix_rank, pinv, tensorinv, tensorsolve and trace (and ``lax.linalg.eig``): one
-list, run by JAX and by spmd.
+matrix_power, matrix_rank, pinv, tensorinv, tensorsolve and trace (and ``lax.linalg.eig``), and
+for the derivatives of ``qr`` (``lax.linalg``, ``jnp.linalg``, ``jax.scipy.linalg``): one list,
+run by JAX and by spmd.
 
 Each case is a name, a maker ``make(jnp, lax) -> fn`` and a tuple of arguments built with plain
 NumPy (or Python values, passed as they are). The same file serves:
@@ -34,6 +35,7 @@ class Case:
     ``grad``: the argnums to differentiate ``loss(jnp, fn(*args))`` by (None: no gradient).
     ``jit=False`` skips the jitted run. ``error``: the exception class JAX raises; ``match``: a
     regular expression spmd's message must match (it names the function and the sizes).
+    ``x64``: run with ``jax_enable_x64`` on (float64 arguments stay float64).
     """
 
     name: str
@@ -45,6 +47,7 @@ class Case:
     jit: bool = True
     error: str | None = None
     match: str | None = None
+    x64: bool = False
 
     def build(self, jnp, lax) -> tuple[Callable, tuple]:
         return self.make(jnp, lax), self.args
@@ -306,6 +309,103 @@ case("tensorsolve_axes", J("tensorsolve", axes=(0,)), T6.reshape(6, 2, 3), B23)
 case("tensorsolve_axes2", J("tensorsolve", axes=(0, 1)), T2323, np.ones((2, 3), f32))
 case("tensorsolve_axes2_rev", J("tensorsolve", axes=(1, 0)), T2323, np.ones((2, 3), f32))
 case("tensorsolve_int", J("tensorsolve"), I3, np.array([1, 2, 3], np.int32))
+
+# ---------------------------------------------------------------------------------------------
+# qr's derivatives: tall, square and wide; reduced and full Q. The last m - n columns of a tall
+# matrix's full Q are LAPACK's (Householder) completion, differentiated as JAX does.
+
+
+def _jax(jnp):
+    import importlib
+
+    return importlib.import_module(jnp.__name__.split(".")[0])
+
+
+def LQ(full_matrices: bool = True):
+    """Maker of ``lax.linalg.qr(x, full_matrices=...)``."""
+    return lambda jnp, lax: lambda x: lax.linalg.qr(x, full_matrices=full_matrices)
+
+
+def QR_JVP(full_matrices: bool = True):
+    """Maker of ``jax.jvp`` of ``lax.linalg.qr`` at ``x`` along ``t``: ``((q, r), (dq, dr))``."""
+
+    def make(jnp, lax):
+        qr = lambda a: lax.linalg.qr(a, full_matrices=full_matrices)
+        return lambda x, t: _jax(jnp).jvp(qr, (x,), (t,))
+
+    return make
+
+
+def QR_JAC(kind: str):
+    """Maker of ``jax.jacfwd``/``jax.jacrev`` of the full Q and R of ``lax.linalg.qr``."""
+    return lambda jnp, lax: getattr(_jax(jnp), kind)(lambda x: lax.linalg.qr(x))
+
+
+def SQ(**kw):
+    """Maker of ``jax.scipy.linalg.qr(x, **kw)``."""
+
+    def make(jnp, lax):
+        import importlib
+
+        mod = importlib.import_module(jnp.__name__.split(".")[0] + ".scipy.linalg")
+        return lambda x: mod.qr(x, **kw)
+
+    return make
+
+
+Q53 = np.array([[2, -1, 0.5], [1, 3, -1], [0.5, 0, 2.5], [-1, 1, 1], [0.25, -0.5, 1.5]], f32)
+C53 = (Q53 + 1j * np.cos(np.arange(15)).reshape(5, 3) / 2).astype(np.complex64)
+QB = np.stack([Q53, Q53[::-1] + np.eye(5, 3, dtype=f32)])  # a batch of two tall matrices
+T53 = np.sin(np.arange(15, dtype=f32)).reshape(5, 3)  # a tangent
+CT53 = (T53 + 1j * np.cos(np.arange(15, dtype=f32)).reshape(5, 3)).astype(np.complex64)
+TRI42 = np.array([[2, 1], [0, 3], [0, 0], [0, 0]], f32)  # LAPACK's reflectors are identities
+
+case("qr_full_tall", LQ(), Q53, grad=(0,))
+case("qr_full_tall_4x3", LQ(), R43, grad=(0,))
+case("qr_full_tall_column", LQ(), Q53[:, :1].copy(), grad=(0,))
+case("qr_full_tall_complex", LQ(), C53, grad=(0,))
+case("qr_full_tall_batch", LQ(), QB, grad=(0,))
+case("qr_full_square", LQ(), A3, grad=(0,))
+case("qr_full_square_complex", LQ(), C3, grad=(0,))
+case("qr_full_wide", LQ(), R34, grad=(0,))
+case("qr_full_wide_complex", LQ(), C53.T.copy(), grad=(0,))
+case("qr_full_wide_batch", LQ(), QB.transpose(0, 2, 1).copy(), grad=(0,))
+case("qr_reduced_tall", LQ(False), Q53, grad=(0,))
+case("qr_reduced_wide", LQ(False), R34, grad=(0,))
+case("qr_full_tall_empty_cols", LQ(), np.zeros((3, 0), f32), grad=(0,))
+case("qr_full_wide_empty_rows", LQ(), np.zeros((0, 3), f32), grad=(0,))
+case("qr_full_tall_jvp", QR_JVP(), Q53, T53)
+case("qr_full_tall_jvp_complex", QR_JVP(), C53, CT53)
+case("qr_full_wide_jvp", QR_JVP(), Q53.T.copy(), T53.T.copy())
+case("qr_full_tall_jvp_identity_reflectors", QR_JVP(), TRI42, T53[:4, :2].copy())  # NaN
+case("qr_full_tall_jacfwd", QR_JAC("jacfwd"), R43)
+case("qr_full_tall_jacrev", QR_JAC("jacrev"), R43)
+case("qr_full_wide_jacrev", QR_JAC("jacrev"), R34)
+case("jnp_qr_complete_tall", J("qr", mode="complete"), Q53, grad=(0,))
+case("jnp_qr_complete_wide", J("qr", mode="complete"), R34, grad=(0,))
+case("jnp_qr_reduced_wide", J("qr"), R34, grad=(0,))
+case("jnp_qr_r_wide", J("qr", mode="r"), R34, grad=(0,))
+case("scipy_qr_full_tall", SQ(mode="full"), Q53, grad=(0,))
+case("scipy_qr_full_tall_complex", SQ(mode="full"), C53, grad=(0,))
+case("scipy_qr_economic_wide", SQ(mode="economic"), R34, grad=(0,))
+case("qr_full_tall_x64", LQ(), Q53.astype(np.float64), grad=(0,), x64=True)
+case("qr_full_tall_complex_x64", LQ(), C53.astype(np.complex128), grad=(0,), x64=True)
+case("qr_full_wide_x64", LQ(), R34.astype(np.float64), grad=(0,), x64=True)
+case("qr_full_tall_batch_x64", LQ(), QB.astype(np.float64), grad=(0,), x64=True)
+case(
+    "qr_full_tall_jvp_x64",
+    QR_JVP(),
+    Q53.astype(np.float64),
+    T53.astype(np.float64),
+    x64=True,
+)
+case(
+    "qr_full_tall_jvp_complex_x64",
+    QR_JVP(),
+    C53.astype(np.complex128),
+    CT53.astype(np.complex128),
+    x64=True,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Errors: JAX's exception class is recorded; spmd's message must match `match`.

@@ -1,7 +1,8 @@
 """spmd.numpy.linalg's cond, diagonal, eig, eigvals, lstsq, matrix_power, matrix_rank, pinv,
-tensorinv, tensorsolve and trace (and spmd.lax.linalg.eig) against results recorded from JAX
-0.10 (``tests/golden/linalg_more.json``, written by ``tests/golden_gen/linalg_more_gen.py``
-from the cases of ``tests/cases_linalg_more.py``; JAX is not needed here).
+tensorinv, tensorsolve and trace (and spmd.lax.linalg.eig), and qr's derivatives, against
+results recorded from JAX 0.10 (``tests/golden/linalg_more.json``, written by
+``tests/golden_gen/linalg_more_gen.py`` from the cases of ``tests/cases_linalg_more.py``; JAX
+is not needed here). Cases marked ``x64`` run with 64-bit types, compared within ``RTOL_X64``.
 
 Each case runs eagerly and under ``spmd.jit``: dtypes, weak types and shapes must be exact,
 integers and bools exact, floats within ``RTOL`` (relative, plus ``RTOL`` times the largest
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cases_linalg_more import A3, A3S, A4, AB, C3, CASES, R43, RD, flatten
+from cases_linalg_more import A3, A3S, A4, AB, C3, C53, CASES, Q53, QB, R43, RD, T53, flatten
 from golden_compare import assert_raises_like_jax, to_spmd
 
 import spmd
@@ -30,6 +31,15 @@ from spmd.errors import ConcretizationTypeError
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "linalg_more.json").read_text())["cases"]
 
 RTOL = 1e-5  # float32 results of LAPACK kernels that round differently from XLA's
+RTOL_X64 = 1e-11  # float64: the same formulas, rounded in another order
+
+
+def _rtol(case, request) -> float:
+    """The case's tolerance; an ``x64`` case also turns 64-bit types on for the test."""
+    if not case.x64:
+        return RTOL
+    request.getfixturevalue("x64")
+    return RTOL_X64
 
 
 def _decode(rec: dict) -> np.ndarray:
@@ -154,9 +164,10 @@ def _run(case, mode):
 
 
 @pytest.mark.parametrize("case,mode", _value_params())
-def test_values(case, mode):
+def test_values(case, mode, request):
+    rtol = _rtol(case, request)
     golden = GOLDEN[case.name]
-    _compare(case, _run(case, mode), golden.get(mode, golden["eager"]))
+    _compare(case, _run(case, mode), golden.get(mode, golden["eager"]), rtol)
 
 
 @pytest.mark.parametrize(
@@ -168,13 +179,14 @@ def test_values(case, mode):
         for m in ("eager", "jit")
     ],
 )
-def test_grad(case, mode):
+def test_grad(case, mode, request):
+    rtol = _rtol(case, request)
     fn, args = case.build(jnp, lax)
     args = [to_spmd(a) for a in args]
     loss = case.loss_fn(jnp)
     g = spmd.grad(lambda *a: loss(jnp, fn(*a)), argnums=case.grad)
     got = (spmd.jit(g) if mode == "jit" else g)(*args)
-    _compare_plain(tuple(got), GOLDEN[case.name]["grad"], RTOL)
+    _compare_plain(tuple(got), GOLDEN[case.name]["grad"], rtol)
 
 
 def _compare_plain(out, golden, rtol):
@@ -212,6 +224,20 @@ A4B = np.stack([A4, A4.T.copy(), A4 + np.eye(4, dtype=np.float32)])
 AB3 = np.stack([A3, A3S, A3 * 2])
 R43B = np.stack([R43, RD, R43[::-1].copy()])
 B4B = np.array([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, 2.0, -1.0], [1.0, 1.0, 1.0, 1.0]], np.float32)
+QB3 = np.concatenate([QB, (Q53 * 2 - 1)[None]])
+
+
+def _qr_loss(x):
+    # Every column of the full Q, including the m - n trailing ones, weighs in.
+    q, r = lax.linalg.qr(x)
+    w = np.cos(np.arange(q.size)).reshape(q.shape).astype(np.float32)
+    return (q * w).sum() + (r * r).sum()
+
+
+def _qr_jvp(x, t):
+    return spmd.jvp(lambda a: lax.linalg.qr(a), (x,), (t,))
+
+
 VMAP_CASES = {
     "diagonal": (lambda x: jnp.linalg.diagonal(x, offset=1), (AB3,), 0),
     "trace": (lambda x: jnp.linalg.trace(x, offset=-1), (AB3,), 0),
@@ -233,6 +259,11 @@ VMAP_CASES = {
     "grad_eigvals": (spmd.grad(lambda x: jnp.real(jnp.linalg.eigvals(x) ** 2).sum()), (A4B,), 0),
     "grad_lstsq": (spmd.grad(lambda a, b: jnp.linalg.lstsq(a, b)[0].sum()), (R43B, B4B), 0),
     "grad_matrix_power": (spmd.grad(lambda x: jnp.linalg.matrix_power(x, -3).sum()), (AB3,), 0),
+    "grad_qr_full_tall": (spmd.grad(_qr_loss), (QB3,), 0),
+    "grad_qr_full_tall_axis1": (spmd.grad(_qr_loss), (np.moveaxis(QB3, 0, 1).copy(),), 1),
+    "grad_qr_full_wide": (spmd.grad(_qr_loss), (QB3.transpose(0, 2, 1).copy(),), 0),
+    "jvp_qr_full_tall": (_qr_jvp, (QB3, np.stack([T53, T53[::-1], -T53])), (0, 0)),
+    "jvp_qr_full_tall_one_tangent": (_qr_jvp, (QB3, T53), (0, None)),
 }
 
 
@@ -402,3 +433,20 @@ def test_pinv_and_lstsq_derivatives_float64(x64, cplx):
     _check_jvp_and_vjp(lambda m: jnp.linalg.lstsq(m, np.arange(4.0))[:2], a, t)
     # A rank-deficient matrix, along a direction that keeps its rank (its column space).
     _check_jvp_and_vjp(jnp.linalg.pinv, RD.astype(np.float64), RD @ np.diag([1.0, -2.0, 0.5]))
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["float64", "complex128"])
+@pytest.mark.parametrize("shape", ["tall", "square", "wide", "batch"])
+def test_qr_full_derivatives_float64(x64, cplx, shape):
+    # The full Q of a tall matrix: its last m - n columns are LAPACK's completion, which the
+    # derivative follows (finite differences of the kernel agree).
+    x = (C53 if cplx else Q53).astype(np.complex128 if cplx else np.float64)
+    t = T53.astype(np.float64) + (1j * np.cos(np.arange(15.0)).reshape(5, 3) if cplx else 0)
+    if shape == "square":
+        x, t = x[:3], t[:3]
+    elif shape == "wide":
+        x, t = x.T.copy(), t.T.copy()
+    elif shape == "batch":
+        x, t = np.stack([x, x[::-1] * 2]), np.stack([t, -t])
+    _check_jvp_and_vjp(lambda a: lax.linalg.qr(a), x, t)
+    _check_jvp_and_vjp(lambda a: lax.linalg.qr(a, full_matrices=False), x, t)

@@ -9,8 +9,9 @@ as its dtype name, weak type, shape and flattened values (complex values as thei
 imaginary parts; floats as the shortest decimal that names the value in its own dtype; NaN and
 infinities as the strings ``"nan"``, ``"inf"``, ``"-inf"``). The jit result is stored only where
 it differs from the eager one. Cases with ``grad`` argnums also record ``jax.grad`` of the case's
-scalar loss by those arguments. A case that raises records the exception class and message; the
-class must be what the case declares (``error=``), else the script reports it and exits non-zero.
+scalar loss by those arguments. Cases marked ``x64`` run with ``jax_enable_x64`` on. A case that
+raises records the exception class and message; the class must be what the case declares
+(``error=``), else the script reports it and exits non-zero.
 """
 
 from __future__ import annotations
@@ -68,10 +69,12 @@ def main() -> None:
 
     golden, problems = {}, []
     for c in CASES:
+        jax.config.update("jax_enable_x64", c.x64)
         fn, args = c.build(jnp, lax)
         args = [to_jax(a) for a in args]
         loss = loss_of(fn, c.loss_fn(jnp), jnp)
         golden[c.name] = record_case(jax, c, fn, args, record, loss, problems)
+    jax.config.update("jax_enable_x64", False)
 
     write_golden(OUT, golden, jax.__version__, problems)
 

@@ -27,7 +27,7 @@ from spmd._src.lax import elementwise as ew
 from spmd._src.lax.dot import dot_general
 from spmd._src.lax.reductions import reduce_max, reduce_sum
 from spmd._src.lax.rules import bdim_at_front
-from spmd._src.lax.shape import broadcast_in_dim, transpose
+from spmd._src.lax.shape import broadcast_in_dim, concatenate, pad, slice_in_dim, transpose
 
 # ---------------------------------------------------------------------------------------------
 # Shared pieces
@@ -359,17 +359,35 @@ def _qr_impl(x, *, full_matrices):
 
 
 def _qr_jvp(primals, tangents, outs, *, full_matrices):
-    # Q^H dA R^-1 = Q^H dQ + dR R^-1: a skew-Hermitian part W (from the strictly lower
-    # triangle) plus an upper triangular one; dQ = dA R^-1 - Q (C - W), dR = (C - W) R.
+    # Every shape JAX differentiates: tall and square through the reduced rule, wide through
+    # its leading square block, and the trailing columns of a tall matrix's full Q through
+    # the Householder form LAPACK gives them (_qr_trailing_jvp).
     (x,), (t,) = primals, tangents
     q, r = outs
     m, n = x.shape[-2:]
-    if m < n or (full_matrices and m > n):
-        raise NotImplementedError(
-            f"Differentiation of qr is implemented for m >= n and reduced ('full_matrices="
-            f"False') or square factors, got a {m}x{n} matrix with full_matrices="
-            f"{full_matrices}."
-        )
+    if m < n:
+        # x = Q [R1 R2] with R1 square: (Q, R1) is the QR of x's first m columns, and
+        # dR2 = Q^H (dA2 - dQ R2) from dA2 = dQ R2 + Q dR2.
+        r1, r2 = _cols(r, 0, m), _cols(r, m, n)
+        dq, dr1 = _qr_reduced_jvp(q, r1, _cols(t, 0, m))
+        dr2 = _mm(_conj(q), ew.sub(_cols(t, m, n), _mm(dq, r2)), ta=True)
+        return [dq, concatenate([dr1, dr2], r.ndim - 1)]
+    if not full_matrices or m == n:
+        return list(_qr_reduced_jvp(q, r, t))
+    q1, r1 = _cols(q, 0, n), _rows(r, 0, n)
+    dq1, dr1 = _qr_reduced_jvp(q1, r1, t)
+    dq = concatenate([dq1, _qr_trailing_jvp(q1, dq1)], q.ndim - 1)
+    nd = r.ndim
+    zero = core.make_concrete(np.zeros((), dr1.dtype), False)
+    dr = pad(dr1, zero, [(0, 0, 0)] * (nd - 2) + [(0, m - n, 0), (0, 0, 0)])
+    return [dq, dr]
+
+
+def _qr_reduced_jvp(q, r, t):
+    """``(dQ, dR)`` of a reduced QR (``q`` m x n, ``r`` n x n, m >= n) along ``t``."""
+    # Q^H dA R^-1 = Q^H dQ + dR R^-1: a skew-Hermitian part W (from the strictly lower
+    # triangle) plus an upper triangular one; dQ = dA R^-1 - Q (C - W), dR = (C - W) R.
+    n = r.shape[-1]
     r_inv = inv_p.bind(r)
     t_rinv = _mm(t, r_inv)
     c = _mm(_conj(q), t_rinv, ta=True)
@@ -382,7 +400,32 @@ def _qr_jvp(primals, tangents, outs, *, full_matrices):
     upper = ew.sub(c, w)
     dq = ew.sub(t_rinv, _mm(q, upper))
     dr = _mm(upper, r)
-    return [dq, dr]
+    return dq, dr
+
+
+def _qr_trailing_jvp(q1, dq1):
+    """The tangent of the last m - n columns Q2 of LAPACK's full m x m Q, given its first n
+    columns ``q1`` = [Q11; Q21] (Q11 n x n) and their tangent ``dq1``."""
+    # LAPACK's Q = I - V T V^H (V unit lower trapezoidal, T upper triangular: Householder
+    # reflectors in compact WY form), so with X = Q11 - I = -V1 T V1^H and P = Q21 X^-1
+    # (= V2 V1^-1), Q1 - E1 = [I; P] X and Q2 = E2 + (Q1 - E1) P^H (E = the identity's
+    # columns). Hence dQ2 = dQ1 P^H + (Q1 - E1) dP^H with dP = (dQ21 - P dQ11) X^-1.
+    # X is singular where a reflector is the identity (tau = 0): NaN there, as in JAX.
+    m, n = q1.shape[-2:]
+    e1 = _const(np.eye(m, n), q1)
+    x_inv = inv_p.bind(ew.sub(_rows(q1, 0, n), _const(np.eye(n), q1)))
+    p = _mm(_rows(q1, n, m), x_inv)
+    g = _mm(ew.sub(q1, e1), _conj(x_inv), tb=True)  # (Q1 - E1) X^-H
+    d_p = ew.sub(_rows(dq1, n, m), _mm(p, _rows(dq1, 0, n)))  # dP X, (m - n) x n
+    return ew.add(_mm(dq1, _conj(p), tb=True), _mm(g, _conj(d_p), tb=True))
+
+
+def _rows(x, start: int, stop: int):
+    return slice_in_dim(x, start, stop, axis=x.ndim - 2)
+
+
+def _cols(x, start: int, stop: int):
+    return slice_in_dim(x, start, stop, axis=x.ndim - 1)
 
 
 qr_p = _linalg_primitive("qr", _qr_impl, _qr_abstract_eval, multiple_results=True)
