@@ -280,8 +280,7 @@ case("svd_values", S("svd", compute_uv=False), R43, grad=(0,))
 case("svd_batch", S("svd", compute_uv=False, lapack_driver="gesvd"), AB)
 case("svd_complex", S("svd", full_matrices=False), C3, compare="svd")
 for mode in ("full", "economic", "r"):
-    # spmd's lax.linalg.qr has no derivative for full Q of a tall matrix (JAX 0.10.2 has).
-    case(f"qr_{mode}", S("qr", mode=mode), R53, grad=None if mode == "full" else (0,))
+    case(f"qr_{mode}", S("qr", mode=mode), R53, grad=(0,))
     case(f"qr_wide_{mode}", S("qr", mode=mode), R35)
     case(f"qr_pivoting_{mode}", S("qr", mode=mode, pivoting=True), R53)
 case("qr_pivoting_square", S("qr", pivoting=True), A5, grad=(0,))

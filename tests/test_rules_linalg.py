@@ -204,8 +204,7 @@ def test_second_order(x64):
 @pytest.mark.parametrize(
     "fn, shape, msg",
     [
-        (lambda x: L.qr(x, full_matrices=False), (3, 5), "m >= n"),
-        (lambda x: L.qr(x, full_matrices=True), (5, 3), "m >= n"),
+        # (qr differentiates every shape and mode, as JAX 0.10.2's: tests/test_linalg_more.py)
         (lambda x: L.svd(x, full_matrices=True), (5, 3), "full_matrices=False"),
     ],
 )

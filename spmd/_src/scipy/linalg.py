@@ -395,8 +395,7 @@ def qr(
         p = lu_schur.qr_pivots(a)
         a = jnp.take_along_axis(a, p[..., None, :], axis=-1)
     if mode == "r":
-        # The full m x n r is the reduced one over zero rows: computed so, it has a
-        # derivative for tall matrices too (a full Q has none here).
+        # The full m x n r is the reduced one over zero rows (no full Q to compute).
         _, r = lax_linalg.qr(a, full_matrices=False)
         m, n = a.shape[-2:]
         if m > n:
