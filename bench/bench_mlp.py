@@ -33,7 +33,7 @@ import timeit
 SIZES = (784, 512, 512, 10)
 BATCH = 1024
 LR = 0.01
-from _common import ENV_JAX_PYTHON, find_jax_python  # noqa: E402
+from _common import ENV_JAX_PYTHON, find_jax_python, instrumented_program  # noqa: E402
 
 # spmd step time / other step time at most this.
 TARGETS = {"numpy": 1.2, "jax": 1.0}
@@ -264,32 +264,13 @@ def profile_by_primitive(
     params, x, y = make_inputs()
     closed = jax.make_jaxpr(make_jax_step(jax, jnp))(params, x, y)
     program = dispatch.compile_jaxpr(closed.jaxpr, closed.consts)
-    eqns = program.__spmd_eqns__
-    # The same source with a clock reading after each kernel call.
-    lines, n = [], 0
-    for line in program.__spmd_source__.splitlines():
-        lines.append(line)
-        if line.startswith("    ") and " = " in line and not line.lstrip().startswith("return"):
-            lines.append(f"    _tick({n})")
-            n += 1
-    assert n == len(eqns), "one assignment per equation"
     now = CLOCKS[clock]
-    spent = [0.0] * n
-    last = [0.0]
-
-    def tick(i):
-        t = now()
-        spent[i] += t - last[0]
-        last[0] = t
-
-    ns = dict(program.__globals__, _tick=tick)
-    exec(compile("\n".join(lines), "<profiled step>", "exec"), ns)
-    timed = ns["_program"]
+    run, spent, eqns = instrumented_program(program, now)
+    n = len(eqns)
     args = [np.asarray(a) for a in jax.tree_util.tree_leaves((params, x, y))]
 
     def once():
-        last[0] = now()
-        return timed(*args)
+        return run(*args)
 
     # Warm up as the timings do: they measure the steady state (BLAS buffers, the allocator
     # settled), so the profile should too.

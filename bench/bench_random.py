@@ -25,7 +25,7 @@ import statistics
 import subprocess
 import time
 
-from _common import ENV_JAX_PYTHON, find_jax_python
+from _common import ENV_JAX_PYTHON, find_jax_python, instrumented_program
 
 N = 100_000
 
@@ -173,28 +173,15 @@ def profile(name: str, calls: int = 3, top: int = 25) -> None:
 
     closed = jax.make_jaxpr(fn)(key)
     program = dispatch.compile_jaxpr(closed.jaxpr, closed.consts)
-    eqns = program.__spmd_eqns__
-    lines, n = [], 0
-    for line in program.__spmd_source__.splitlines():
-        lines.append(line)
-        if line.startswith("    ") and " = " in line and not line.lstrip().startswith("return"):
-            lines.append(f"    _tick({n})")
-            n += 1
-    spent, last = [0.0] * n, [0.0]
-
-    def tick(i):
-        t = time.perf_counter()
-        spent[i] += t - last[0]
-        last[0] = t
-
-    ns = dict(program.__globals__, _tick=tick)
-    exec(compile("\n".join(lines), "<profiled>", "exec"), ns)
+    run, spent, eqns = instrumented_program(program, time.perf_counter)
     args = [np.asarray(key)]  # a raw uint32 key: the program's one argument
     for _ in range(calls):
-        last[0] = time.perf_counter()
-        dispatch.run_quietly(lambda: ns["_program"](*args))
+        dispatch.run_quietly(lambda: run(*args))
     rows = sorted(zip(spent, eqns), key=lambda r: -r[0])
-    print(f"{name}: time per primitive of the compiled program (ms per call, {n} kernel calls)")
+    print(
+        f"{name}: time per primitive of the compiled program (ms per call, {len(eqns)} kernel "
+        "calls)"
+    )
     for dt, eqn in rows[:top]:
         shapes = " ".join(f"{np.dtype(a.aval.dtype).name}{list(a.aval.shape)}" for a in eqn.invars)
         print(f"  {dt / calls * 1e3:8.2f} ms  {eqn.primitive.name} {shapes}")
