@@ -4,9 +4,7 @@ Re-exports only; the implementation lives in ``spmd._src.random``.
 """
 
 from spmd._src.random import (  # noqa: F401
-    KeyDtype,
     PRNGKey,
-    PRNGKeyArray,
     bernoulli,
     bits,
     categorical,
@@ -32,4 +30,5 @@ from spmd._src.random import (  # noqa: F401
 )
 from spmd._src.random_counting import *  # noqa: F401,F403,E402
 from spmd._src.random_gamma import *  # noqa: F401,F403,E402
+from spmd._src.random_keys import KeyDtype, PRNGKeyArray  # noqa: F401,E402
 from spmd._src.random_more import *  # noqa: F401,F403,E402

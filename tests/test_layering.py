@@ -78,6 +78,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.pmap",
         "spmd._src.numpy.*",
         "spmd._src.random",
+        "spmd._src.random_keys",
         "spmd._src.random_gamma",
         "spmd._src.random_counting",
         "spmd._src.random_more",

@@ -33,13 +33,13 @@ from spmd._src.numpy.lax_numpy import asarray as jnp_asarray
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
-    _check_key,
     _check_shape,
     _float_dtype,
     _shape_arg,
     uniform,
 )
 from spmd._src.random_gamma import _opt_shape
+from spmd._src.random_keys import _check_key
 
 _F32 = np.float32
 _F64 = np.float64

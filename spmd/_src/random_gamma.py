@@ -59,7 +59,6 @@ from spmd._src.numpy import ufuncs as jnp_uf
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
-    _check_key,
     _check_safe_to_cast,
     _check_shape,
     _exp,
@@ -69,6 +68,7 @@ from spmd._src.random import (
     normal,
     rademacher,
 )
+from spmd._src.random_keys import _check_key
 
 _F32 = np.float32
 _F64 = np.float64

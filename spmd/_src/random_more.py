@@ -35,7 +35,6 @@ from spmd._src.numpy.util import promote_dtypes_inexact
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
-    _check_key,
     _check_safe_to_cast,
     _check_shape,
     _concrete_int,
@@ -54,6 +53,7 @@ from spmd._src.random import (
     _uniform_jit,
     bernoulli,
 )
+from spmd._src.random_keys import _check_key
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
