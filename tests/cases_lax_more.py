@@ -17,6 +17,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
+from cases_linalg_more import flatten, weighted_sum, weights  # noqa: F401  (shared)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,35 +43,6 @@ def case(name: str, make, *args, **kw) -> None:
     if any(c.name == name for c in CASES):
         raise ValueError(f"duplicate case name {name!r}")
     CASES.append(Case(name, make, tuple(args), **kw))
-
-
-def flatten(out: Any) -> tuple[str, list]:
-    """A structure string and the leaves of nested tuples/lists/dicts (own, so that both sides
-    describe structures identically)."""
-    if isinstance(out, dict):
-        parts = [(k, flatten(out[k])) for k in sorted(out)]
-        s = "{" + ",".join(f"{k}:{p[0]}" for k, p in parts) + "}"
-        return s, [x for _, p in parts for x in p[1]]
-    if isinstance(out, (tuple, list)):
-        parts = [flatten(o) for o in out]
-        br = "()" if isinstance(out, tuple) else "[]"
-        return br[0] + ",".join(s for s, _ in parts) + br[1], [x for _, ls in parts for x in ls]
-    return "*", [out]
-
-
-def weights(shape) -> np.ndarray:
-    n = int(np.prod(shape, dtype=np.int64))
-    return (1 + 0.5 * np.cos(np.arange(n) * 1.3)).astype(np.float32).reshape(shape)
-
-
-def weighted_sum(jnp, out):
-    """A scalar loss: the weighted sum of the floating-point outputs."""
-    total = 0.0
-    for leaf in flatten(out)[1]:
-        if np.dtype(leaf.dtype).kind != "f":
-            continue
-        total = total + jnp.sum(leaf.astype(np.float32) * weights(leaf.shape))
-    return total
 
 
 f32 = np.float32

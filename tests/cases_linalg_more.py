@@ -66,8 +66,12 @@ def case(name: str, make, *args, **kw) -> None:
 
 
 def flatten(out: Any) -> tuple[str, list]:
-    """A structure string and the leaves of a nested tuple/list output (own, so that the JAX
-    and the spmd side describe structures identically; named tuples count as tuples)."""
+    """A structure string and the leaves of a nested tuple/list/dict output (own, so that the
+    JAX and the spmd side describe structures identically; named tuples count as tuples)."""
+    if isinstance(out, dict):
+        parts = [(k, flatten(out[k])) for k in sorted(out)]
+        s = "{" + ",".join(f"{k}:{p[0]}" for k, p in parts) + "}"
+        return s, [x for _, p in parts for x in p[1]]
     if isinstance(out, (tuple, list)):
         parts = [flatten(o) for o in out]
         br = "()" if isinstance(out, tuple) else "[]"

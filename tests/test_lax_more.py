@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from cases_lax_more import CASES, flatten, weighted_sum
 from golden_compare import to_spmd
+from test_linalg_more import _check_leaf
 
 import spmd
 import spmd.numpy as jnp
@@ -30,37 +31,12 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "lax_more.json").read_te
 RTOL = 2e-6  # float32: sums in another order round differently
 
 
-def _decode(rec: dict) -> np.ndarray:
-    if rec["dtype"] == "bool":
-        out = np.array(rec["values"], bool)
-    elif rec["dtype"].startswith(("int", "uint")):
-        out = np.array(rec["values"], np.int64)
-    else:
-        out = np.array([float(v) for v in rec["values"]], np.float64)
-    return out.reshape(rec["shape"])
-
-
-def _check_leaf(got, rec: dict, where: str) -> None:
-    a = np.asarray(got)
-    assert a.dtype.name == rec["dtype"], f"{where}: dtype {a.dtype.name}, want {rec['dtype']}"
-    assert getattr(got, "weak_type", None) == rec["weak_type"], f"{where}: weak type"
-    assert list(a.shape) == rec["shape"], f"{where}: shape {a.shape}, want {rec['shape']}"
-    want = _decode(rec)
-    if want.dtype.kind in "biu":
-        np.testing.assert_array_equal(a, want, err_msg=where)
-    else:
-        scale = np.abs(want[np.isfinite(want)]).max(initial=0.0)
-        np.testing.assert_allclose(
-            a.astype(np.float64), want, rtol=RTOL, atol=RTOL * scale, err_msg=where
-        )
-
-
 def _compare(out, golden: dict, what: str) -> None:
     tree, leaves = flatten(out)
     assert tree == golden["tree"], f"{what}: structure {tree}, expected {golden['tree']}"
     assert len(leaves) == len(golden["leaves"])
     for i, (g, r) in enumerate(zip(leaves, golden["leaves"])):
-        _check_leaf(g, r, f"{what} leaf {i}")
+        _check_leaf(g, r, f"{what} leaf {i}", RTOL)
 
 
 def _run_args(case):
