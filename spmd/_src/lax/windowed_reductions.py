@@ -282,6 +282,16 @@ def reduce_window_shape_tuple(
     return _out_shape(tuple(operand_shape), **params)
 
 
+def _bind_window(prim, operand, window_dimensions, window_strides, padding, base_dilation,
+                 window_dilation):  # fmt: skip
+    """``prim`` bound on ``operand`` with the window parameters checked and canonicalized."""
+    params = _window_params(
+        "reduce_window", np.shape(operand), window_dimensions, window_strides, padding,
+        base_dilation, window_dilation,
+    )  # fmt: skip
+    return prim.bind(operand, **params)
+
+
 # ---------------------------------------------------------------------------------------------
 # reduce_window_sum
 
@@ -294,16 +304,10 @@ def reduce_window_sum(
     >>> reduce_window_sum(jnp.arange(4.0), (2,), (2,), "VALID")
     Array([1., 5.], dtype=float32)
     """
-    params = _window_params(
-        "reduce_window",
-        np.shape(operand),
-        window_dimensions,
-        window_strides,
-        padding,
-        base_dilation,
+    return _bind_window(
+        reduce_window_sum_p, operand, window_dimensions, window_strides, padding, base_dilation,
         window_dilation,
-    )
-    return reduce_window_sum_p.bind(operand, **params)
+    )  # fmt: skip
 
 
 reduce_window_sum_p = _monoid_primitive("sum", np.add, numeric)
@@ -358,32 +362,20 @@ def reduce_window_max(
     operand, window_dimensions, window_strides, padding, base_dilation=None, window_dilation=None
 ):
     """Maximum over each window (padding and dilation holes are -inf, or the dtype's min)."""
-    params = _window_params(
-        "reduce_window",
-        np.shape(operand),
-        window_dimensions,
-        window_strides,
-        padding,
-        base_dilation,
+    return _bind_window(
+        reduce_window_max_p, operand, window_dimensions, window_strides, padding, base_dilation,
         window_dilation,
-    )
-    return reduce_window_max_p.bind(operand, **params)
+    )  # fmt: skip
 
 
 def reduce_window_min(
     operand, window_dimensions, window_strides, padding, base_dilation=None, window_dilation=None
 ):
     """Minimum over each window (padding and dilation holes are inf, or the dtype's max)."""
-    params = _window_params(
-        "reduce_window",
-        np.shape(operand),
-        window_dimensions,
-        window_strides,
-        padding,
-        base_dilation,
+    return _bind_window(
+        reduce_window_min_p, operand, window_dimensions, window_strides, padding, base_dilation,
         window_dilation,
-    )
-    return reduce_window_min_p.bind(operand, **params)
+    )  # fmt: skip
 
 
 reduce_window_max_p = _monoid_primitive("max", np.maximum, any_dtype)
