@@ -106,6 +106,16 @@ def _param(name: str, argname: str, x: Any) -> Any:
     )
 
 
+def _float_params(name: str, dtype: np.dtype, shape: Any, **params: Any) -> tuple:
+    """The checks the float samplers share: each parameter an array or a Python scalar, the
+    sample shape (given, or the parameters' broadcast shape), and parameters castable to
+    ``dtype``. Returns the parameters, then the shape."""
+    vals = [_param(name, argname, v) for argname, v in params.items()]
+    shape = _params_shape(name, shape, *vals)
+    _check_safe_to_cast(name, dtype, *vals)
+    return (*vals, shape)
+
+
 # ---------------------------------------------------------------------------------------------
 # cauchy
 
@@ -159,9 +169,7 @@ def lognormal(
         raise ValueError(
             f"dtype argument to `lognormal` must be a float or complex dtype, got {dt}"
         )
-    sigma = _param("lognormal", "sigma", sigma)
-    shape = _params_shape("lognormal", shape, sigma)
-    _check_safe_to_cast("lognormal", dt, sigma)
+    sigma, shape = _float_params("lognormal", dt, shape, sigma=sigma)
     return _lognormal_jit(k, sigma, shape, dt)
 
 
@@ -190,9 +198,7 @@ def pareto(key: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = No
     """Pareto samples with shape parameter ``b``: ``exp(e / b)`` for exponential ``e``."""
     k, _ = _check_key("pareto", key)
     dt = _float_dtype("pareto", dtype)
-    b = _param("pareto", "b", b)
-    shape = _params_shape("pareto", shape, b)
-    _check_safe_to_cast("pareto", dt, b)
+    b, shape = _float_params("pareto", dt, shape, b=b)
     return _pareto_jit(k, b, shape, dt)
 
 
@@ -214,9 +220,7 @@ def rayleigh(key: Any, scale: Any, shape: Sequence[int] | None = None, dtype: An
     """Rayleigh samples: ``scale * sqrt(-2 log u)``."""
     k, _ = _check_key("rayleigh", key)
     dt = _float_dtype("rayleigh", dtype)
-    scale = _param("rayleigh", "scale", scale)
-    shape = _params_shape("rayleigh", shape, scale)
-    _check_safe_to_cast("rayleigh", dt, scale)
+    scale, shape = _float_params("rayleigh", dt, shape, scale=scale)
     return _rayleigh_jit(k, scale, shape, dt)
 
 
@@ -354,9 +358,7 @@ def wald(key: Any, mean: Any, shape: Sequence[int] | None = None, dtype: Any = N
     """Wald (inverse Gaussian) samples with the given mean (Michael-Schucany-Haas)."""
     k, _ = _check_key("wald", key)
     dt = _float_dtype("wald", dtype)
-    mean = _param("wald", "mean", mean)
-    shape = _params_shape("wald", shape, mean)
-    _check_safe_to_cast("wald", dt, mean)
+    mean, shape = _float_params("wald", dt, shape, mean=mean)
     return _wald_jit(k, mean, shape, dt)
 
 
@@ -389,11 +391,9 @@ def triangular(
     """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
     k, _ = _check_key("triangular", key)
     dt = _float_dtype("triangular", dtype)
-    left, mode, right = (
-        _param("triangular", n, v) for n, v in (("left", left), ("mode", mode), ("right", right))
+    left, mode, right, shape = _float_params(
+        "triangular", dt, shape, left=left, mode=mode, right=right
     )
-    shape = _params_shape("triangular", shape, left, mode, right)
-    _check_safe_to_cast("triangular", dt, left, mode, right)
     return _triangular_jit(k, left, mode, right, shape, dt)
 
 
