@@ -111,7 +111,9 @@ def _ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes) -> list
     for eqn in jaxpr.eqns:
         ins = [[read(env, a) for a in eqn.invars] for env in envs]
         prim = eqn.primitive
-        if prim in _REF_COLLECTIVES:
+        if prim is parallel.ragged_all_to_all_p:
+            outs = [[o] for o in _ref_ragged(eqn.params, ins, coords, sizes)]
+        elif prim in _REF_COLLECTIVES:
             outs = _ref_collective(eqn, [i[0] if i else None for i in ins], coords, sizes)
             outs = [[o] for o in outs]
         elif any(batching.refers_to_axis(prim, eqn.params, a) for a in coords[0]):
@@ -301,6 +303,31 @@ def _ref_one(prim, p, virt, grp, me, dtype):
     if prim is parallel.pbroadcast_p:
         return virt[p["source"]]
     raise NotImplementedError(f"shard_map reference: no rule for {prim.name}")
+
+
+def _ref_ragged(p, ins, coords, sizes) -> list:
+    """ragged_all_to_all device by device: each receiver copies, from each member of its
+    group, the slices that member addresses to it (no checks: the batched path makes them)."""
+    entries = p["axis_name"]
+    if any(type(e) is int for e in entries):
+        raise NotImplementedError("shard_map reference: ragged_all_to_all over vmapped axes")
+    outs = []
+    for dev in range(len(coords)):
+        table = _ref_participants(entries, (), dev, coords, sizes)
+        members = [q for _, q, _ in table]  # device of each combined index
+        me = members.index(dev)
+        grp = next((list(g) for g in p["axis_index_groups"] or () if me in g), None)
+        grp = grp if grp is not None else list(range(len(members)))
+        out = np.array(ins[dev][1], copy=True)
+        s = len(ins[dev][2]) // len(grp)
+        for src_idx in grp:
+            op, _, io, ss, oo, _ = ins[members[src_idx]]
+            for t in range(s):
+                e = grp.index(me) * s + t
+                n, i0, o0 = int(ss[e]), int(io[e]), int(oo[e])
+                out[o0 : o0 + n] = op[i0 : i0 + n]
+        outs.append(out)
+    return outs
 
 
 _REF_COLLECTIVES = frozenset(parallel.vma_rules)

@@ -60,6 +60,7 @@ from spmd._src.lax.parallel.movement import (
     pswapaxes,
     reduce_scatter_p,
 )
+from spmd._src.lax.parallel.ragged import ragged_all_to_all, ragged_all_to_all_p
 from spmd._src.lax.parallel.reductions import (
     pmax,
     pmax_p,
@@ -100,6 +101,9 @@ vma_rules: dict[core.Primitive, Callable] = {
     reduce_scatter_p: _plus,
     all_to_all_p: _plus,
     ppermute_p: _plus,
+    # Each device receives different rows: varying over the named axes (JAX types the result
+    # like ``output``).
+    ragged_all_to_all_p: _plus,
     pbroadcast_p: lambda params, vma: _minus(params, vma, "axis_name"),
     pvary_p: lambda params, vma: _plus(params, vma, "axes"),
     axis_index_p: lambda params, vma: {params["axis_name"]},
@@ -135,5 +139,7 @@ __all__ = [
     "pswapaxes",
     "pvary",
     "pvary_p",
+    "ragged_all_to_all",
+    "ragged_all_to_all_p",
     "reduce_scatter_p",
 ]
