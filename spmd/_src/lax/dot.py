@@ -24,6 +24,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.lax import dot_algorithms
 from spmd._src.lax.elementwise.conversion import _convert_impl, convert_element_type
 from spmd._src.lax.random_bits import fma32
 from spmd._src.lax.rules import defjvp
@@ -81,14 +82,20 @@ def _one_precision(p: Any, fn: str) -> Precision:
             return level
     raise ValueError(
         f"{fn}: precision must be None, a lax.Precision, one of the strings "
-        f"{sorted(_PRECISION_NAMES)} or a pair of these, got {p!r}."
+        f"{sorted(_PRECISION_NAMES)} or a pair of these, a lax.DotAlgorithm, or a "
+        f"lax.DotAlgorithmPreset or its name, got {p!r}."
     )
 
 
-def canonicalize_precision(precision: Any, fn: str = "dot_general") -> tuple | None:
-    """``None``, or a pair of ``Precision`` (one for each operand), as recorded in jaxprs."""
+def canonicalize_precision(precision: Any, fn: str = "dot_general") -> Any:
+    """``None``, a pair of ``Precision`` (one for each operand), or a dot algorithm (a preset
+    also by its exact name), as recorded in jaxprs."""
     if precision is None:
         return None
+    if dot_algorithms.is_algorithm(precision):
+        return precision
+    if isinstance(precision, str) and precision in dot_algorithms.DotAlgorithmPreset.__members__:
+        return dot_algorithms.DotAlgorithmPreset[precision]
     if isinstance(precision, (list, tuple)):
         if len(precision) != 2:
             raise ValueError(
@@ -141,8 +148,11 @@ def _precision_rank(dt: np.dtype) -> tuple:
     )
 
 
-def contraction_dtype(name: str, lhs: np.dtype, rhs: np.dtype, preferred: np.dtype | None):
-    """The result dtype of ``dot_general`` on operands of dtypes ``lhs`` and ``rhs``."""
+def contraction_dtype(
+    name: str, lhs: np.dtype, rhs: np.dtype, preferred: np.dtype | None, check_width: bool = True
+):
+    """The result dtype of ``dot_general`` on operands of dtypes ``lhs`` and ``rhs``
+    (``check_width=False``: a dot algorithm is given, and an integer result may narrow)."""
     if lhs == rhs:
         result = lhs
     else:
@@ -154,7 +164,8 @@ def contraction_dtype(name: str, lhs: np.dtype, rhs: np.dtype, preferred: np.dty
         return result
     # A preferred type may widen an integer or bool result, never narrow it (XLA's rule;
     # floating results may be requested in any type).
-    if not dtypes.issubdtype(result, np.floating) and _bit_width(preferred) < _bit_width(result):
+    narrower = _bit_width(preferred) < _bit_width(result)
+    if check_width and not dtypes.issubdtype(result, np.floating) and narrower:
         raise TypeError(
             "`preferred_element_type` must not be narrower than the original type, got "
             f"preferred_element_type of {preferred.name} for result type of {result.name}."
@@ -298,7 +309,10 @@ def _dot_general_abstract_eval(
     lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding
 ):
     shape = _dot_general_shape(lhs, rhs, dimension_numbers=dimension_numbers)
-    dt = contraction_dtype("dot_general", lhs.dtype, rhs.dtype, preferred_element_type)
+    algorithm = dot_algorithms.is_algorithm(precision)
+    dt = contraction_dtype(
+        "dot_general", lhs.dtype, rhs.dtype, preferred_element_type, check_width=not algorithm
+    )
     return ShapedArray(shape, dt, _all_weak(lhs, rhs))
 
 
@@ -496,9 +510,19 @@ def _dot_general_impl(
     lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding
 ):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
-    run = _plan(lhs.shape, rhs.shape, lhs.dtype, rhs.dtype, dimension_numbers,
-                preferred_element_type)  # fmt: skip
+    run = _plan_with(lhs.shape, rhs.shape, lhs.dtype, rhs.dtype, dimension_numbers, precision,
+                     preferred_element_type)  # fmt: skip
     return run(lhs, rhs)
+
+
+def _plan_with(lshape, rshape, ldt, rdt, dimension_numbers, precision, preferred_element_type):
+    """``_plan``, or with a dot algorithm its conversions around ``_plan`` (dot_algorithms)."""
+    if not dot_algorithms.is_algorithm(precision):
+        return _plan(lshape, rshape, ldt, rdt, dimension_numbers, preferred_element_type)
+    out = contraction_dtype("dot_general", ldt, rdt, preferred_element_type, check_width=False)
+    return dot_algorithms.algorithm_plan(
+        lshape, rshape, ldt, rdt, dimension_numbers, precision, out, _plan
+    )
 
 
 @functools.lru_cache(maxsize=512)
@@ -633,8 +657,8 @@ def _dot_general_ct(ct, y, x_aval, xc, yc, xb, yb, x_is_lhs, precision, preferre
     first = nb + len(x_free) if x_is_lhs else nb
     ct_y_free = tuple(range(first, first + len(y_free)))
     dn = ((ct_y_free, tuple(y_free)), (tuple(range(nb)), tuple(yb)))
-    if not x_is_lhs and precision is not None:
-        precision = (precision[1], precision[0])
+    if not x_is_lhs and precision is not None and not dot_algorithms.is_algorithm(precision):
+        precision = (precision[1], precision[0])  # (an algorithm applies to both operands)
     res = dot_general_p.bind(
         ct,
         y,
@@ -673,10 +697,15 @@ dot_general_p = core.Primitive("dot_general")
 dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
 dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.fresh_outputs = True  # a matmul result (possibly reshaped) is a new buffer
+
+
 # Compiled programs plan each dot_general once, from its operand types, not once per call.
-dot_general_p.typed_impl = lambda avals, *, dimension_numbers, preferred_element_type, **_: _plan(
-    *(a.shape for a in avals), *(a.dtype for a in avals), dimension_numbers, preferred_element_type
-)
+def _typed_impl(avals, *, dimension_numbers, precision, preferred_element_type, **_):
+    shapes, types = (a.shape for a in avals), (a.dtype for a in avals)
+    return _plan_with(*shapes, *types, dimension_numbers, precision, preferred_element_type)
+
+
+dot_general_p.typed_impl = _typed_impl
 core.pp_param_rules[dot_general_p] = _dot_general_pp
 batching.primitive_batchers[dot_general_p] = _dot_general_vmap
 defjvp(dot_general_p, _dot_general_jvp_lhs, _dot_general_jvp_rhs)
@@ -694,10 +723,12 @@ def _dot_general_factors(specs, avals, dimension_numbers):
 
 def _dot_general_sharding(specs, avals, *, dimension_numbers, **params):
     # One factor per batch, free and contracting dimension, each sharded as its operands agree
-    # (sharding_rules.merge_entries); a mesh axis wanted by two factors goes to the first of:
-    # rhs free, batch, lhs free, contracting (what XLA's propagation picks on the golden
-    # sweep). Contracting factors keep the axes they win (their partial sums are reduced over
-    # them) but do not appear in the result.
+    # (sharding_rules.merge_entries). A mesh axis wanted by two factors goes to the first of:
+    # the larger operand's free dimensions, batch, the other operand's free dimensions,
+    # contracting (the lhs counts as the larger on a tie). This is what XLA's propagation picks
+    # on the golden sweeps: it prefers the sharding of the operand with more elements.
+    # Contracting factors keep the axes they win (their partial sums are reduced over them)
+    # but do not appear in the result.
     (lc, rc), (lb, rb) = dimension_numbers
     ls, rs, lfree, rfree = _dot_general_factors(specs, avals, dimension_numbers)
     merge = sharding_rules.merge_entries
@@ -706,12 +737,13 @@ def _dot_general_sharding(specs, avals, *, dimension_numbers, **params):
     contract = [merge([ls[a], rs[b]]) for a, b in zip(lc, rc)]
     factors = batch + free + contract
     nb, nl, nr = len(batch), len(lfree), len(rfree)
-    order = (
-        list(range(nb + nl, nb + nl + nr))
-        + list(range(nb))
-        + list(range(nb, nb + nl))
-        + list(range(nb + nl + nr, len(factors)))
-    )
+    batch_i = list(range(nb))
+    lhs_i, rhs_i = list(range(nb, nb + nl)), list(range(nb + nl, nb + nl + nr))
+    if prod(avals[1].shape) > prod(avals[0].shape):
+        order = rhs_i + batch_i + lhs_i
+    else:
+        order = lhs_i + batch_i + rhs_i
+    order += list(range(nb + nl + nr, len(factors)))
     order = [order.index(f) for f in range(len(factors))]
     out = sharding_rules.resolve_conflicts(factors, order, by_size=False)
     return tuple(out[: nb + nl + nr])
