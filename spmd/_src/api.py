@@ -676,7 +676,7 @@ def _check_explicit(closed: ClosedJaxpr, leaves) -> None:
     if any(
         isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types for s in shardings
     ):
-        sharding_rules.propagate_jaxpr(closed.jaxpr, shardings)
+        sharding_rules.propagate_jaxpr(closed.jaxpr, shardings, effects=False)
 
 
 def _unhashable(v) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 from spmd._src import core
 from spmd._src.array import Array
+from spmd._src.lax.inspect_sharding import inspect_sharding
 from spmd._src.sharding import Sharding
 
 
@@ -161,28 +162,35 @@ def visualize_array_sharding(arr: Any, **kwargs: Any) -> None:
     """Print which device holds which part of ``arr``.
 
     >>> visualize_array_sharding(jnp.arange(8.0))  # doctest: +SKIP
+
+    Inside jit it prints the sharding propagation gives ``arr``, once per input placement (see
+    ``inspect_array_sharding``).
     """
     if isinstance(arr, core.Tracer):
-        raise TypeError(
-            "visualize_array_sharding needs a concrete array; inside jit use "
-            "spmd.debug.inspect_array_sharding(x, callback=...)"
-        )
+        shape = arr.aval.shape
+        inspect_array_sharding(arr, callback=lambda s: visualize_sharding(shape, s, **kwargs))
+        return
     if not isinstance(arr, Array):
         arr = Array(arr)
     visualize_sharding(arr.shape, arr.sharding, **kwargs)
 
 
 def inspect_array_sharding(value: Any, *, callback: Callable[[Sharding], None]) -> None:
-    """Call ``callback`` with the sharding of each array in ``value``."""
+    """Call ``callback`` with the sharding of each array in ``value``: at once for concrete
+    arrays; for values inside jit, with the sharding jit's propagation gives them, once per
+    input placement (when JAX would compile), not each time the program runs.
+
+    >>> spmd.debug.inspect_array_sharding(jnp.arange(4.0), callback=print)  # doctest: +SKIP
+    SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)
+    """
     from spmd._src import tree_util as tu
 
+    name = repr(callback)  # printed in jaxprs as JAX prints it
     for leaf in tu.tree_leaves(value):
         if isinstance(leaf, core.Tracer):
-            raise NotImplementedError(
-                "inspect_array_sharding inside jit is not supported yet: the sharding of a traced "
-                "value is known once jit propagates shardings"
-            )
-        callback(leaf.sharding if isinstance(leaf, Array) else Array(leaf).sharding)
+            inspect_sharding(leaf, callback, name)
+        else:
+            callback(leaf.sharding if isinstance(leaf, Array) else Array(leaf).sharding)
 
 
 def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs: Any) -> None:

@@ -241,7 +241,7 @@ def partition(closed: ClosedJaxpr, mesh, in_specs, out_specs=None, name: str = "
     in_specs = [P() if s is None else s for s in in_specs]
     if out_specs is None:
         in_s = [NamedSharding(mesh, s) for s in in_specs]
-        outs = sharding_rules.propagate_jaxpr(jaxpr, in_s)
+        outs = sharding_rules.propagate_jaxpr(jaxpr, in_s, effects=False)
         out_specs = [o.spec if isinstance(o, NamedSharding) else P() for o in outs]
     out_specs = [P() if s is None else s for s in out_specs]
     sizes = dict(mesh.shape)

@@ -295,6 +295,12 @@ def _shard_map_vmap(axis_data, vals, dims, **params):
 def _shard_map_sharding(specs, avals, *, mesh, out_specs, jaxpr, **params):
     manual = set(_params_manual(dict(params, mesh=mesh)))
     if specs is None or manual >= set(mesh.axis_names):
+        body = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+        if sharding_rules.has_constraints(body):
+            # Only for the observers inside (inspect_array_sharding): in a body over the whole
+            # mesh each value is one device's block, unsplit (JAX reports P() too).
+            whole = [NamedSharding(mesh, P())] * len(body.invars)
+            sharding_rules.propagate_jaxpr(body, whole, _top=False)
         return [NamedSharding(mesh, s) for s in out_specs]
     # Over part of the mesh: the manual axes are placed by out_specs; the other axes' shardings
     # flow through the body, as propagation gives them (JAX carries them through).
@@ -617,7 +623,16 @@ class Executable:
     """A traced shard_map ready to run eagerly on Arrays of one signature: the compiled global
     program and the results' shardings (the fast path of eager calls)."""
 
-    __slots__ = ("traced", "run", "shardings", "weak", "consts", "params", "by_placement")
+    __slots__ = (
+        "traced",
+        "run",
+        "shardings",
+        "weak",
+        "consts",
+        "params",
+        "by_placement",
+        "observed",
+    )
 
     def __init__(self, traced: _Traced, mesh: Mesh, manual: tuple, check_vma: bool) -> None:
         self.traced = traced
@@ -634,6 +649,10 @@ class Executable:
         # Over part of the mesh, the results' shardings depend on the arguments' (the other
         # axes flow through the body): worked out per placement of the arguments.
         self.by_placement: dict | None = None if set(manual) >= set(mesh.axis_names) else {}
+        body = traced.jaxpr.jaxpr if isinstance(traced.jaxpr, ClosedJaxpr) else traced.jaxpr
+        # Observers in the body (inspect_array_sharding) hear their shardings on each eager
+        # call, as in JAX (under jit: once per placement).
+        self.observed = sharding_rules.has_constraints(body)
         self.weak = [a.weak_type for a in traced.jaxpr.out_avals]
         self.consts = [c._value if type(c) is Array else c for c in traced.consts]
 
@@ -652,6 +671,11 @@ class Executable:
         return got
 
     def __call__(self, leaves: Sequence[Array]) -> Any:
+        if self.observed:
+            if self.by_placement is None:
+                _shard_map_sharding(None, [], **self.params)
+            else:
+                self.by_placement.clear()  # _shardings propagates again: the observers run
         outs = self.run(*self.consts, *[x._value for x in leaves])
         res = [
             Array(o if type(o) is np.ndarray else np.asarray(o), w, s)

@@ -358,6 +358,15 @@ def _copy(p, ctx, vals, sts, params):
 partition_rules["copy"] = _copy
 
 
+def _observer(p, ctx, vals, sts, params):
+    # inspect_sharding: its callback ran when propagation placed the program; the per-device
+    # program has nothing to do (gathering its operand would only add collectives).
+    return [], []
+
+
+partition_rules["inspect_sharding"] = _observer
+
+
 def _shard_map(p, ctx, vals, sts, params):
     """A shard_map already is per-device code over its manual axes: its operands are resharded
     to its in_specs there, and its body runs inline on the blocks. Over the whole mesh that is

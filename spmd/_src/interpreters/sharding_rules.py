@@ -22,6 +22,7 @@ dimension.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,6 +39,15 @@ sets_sharding: set[core.Primitive] = set()
 # Of those, the ones whose rule also reads its operands' specs (a shard_map over part of the
 # mesh: the other axes' shardings flow through its body). The others get None.
 wants_operand_specs: set[core.Primitive] = set()
+# prim -> observer(shardings, avals, **params): a primitive that reports the shardings
+# propagation gives its operands (inspect_array_sharding inside jit). Observers run once per
+# propagation, after its last pass (a constraint's backward pass reruns the forward one), so
+# they see the final shardings; a propagation run only to type-check (``effects=False``) runs
+# none.
+observers: dict[core.Primitive, Callable] = {}
+# The observers of the propagation under way, waiting for its last pass (None: none is).
+_observed: contextvars.ContextVar = contextvars.ContextVar("spmd_observed", default=None)
+_TYPE_CHECK = object()  # _observed's value in a propagation run with effects=False
 
 
 class ShardingTypeError(Exception):
@@ -141,6 +151,8 @@ def propagate(
 ) -> Any:
     """Result sharding(s) of ``prim`` for operands with the given shardings (None where no
     operand has a NamedSharding: the default placement)."""
+    if prim in observers:
+        return _observe(prim, shardings, avals, params)
     if prim in sets_sharding:
         specs = None
         named = [s for s in shardings if isinstance(s, NamedSharding)]
@@ -433,7 +445,9 @@ def _cumprods(shape) -> list:
     return out
 
 
-def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], _top: bool = True) -> list[Any]:
+def propagate_jaxpr(
+    jaxpr: core.Jaxpr, in_shardings: Sequence[Any], _top: bool = True, effects: bool = True
+) -> list[Any]:
     """Sharding propagation through a jaxpr: the sharding of each output (None: no mesh
     sharding reached it).
 
@@ -442,11 +456,22 @@ def propagate_jaxpr(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], _top: bool =
     computed from elementwise take it on the dimensions their own sharding leaves free (a
     second forward pass carries that on). A result placed like the first argument carries
     that argument's sharding object."""
-    env = _forward(jaxpr, in_shardings, {})
-    if _top:
-        pinned = _backward_from_constraints(jaxpr, env, in_shardings)
-        if pinned:
-            env = _forward(jaxpr, in_shardings, pinned)
+    if not _top:
+        env = _forward(jaxpr, in_shardings, {})
+    else:
+        pending: list | None = [] if effects else None
+        token = _observed.set(pending if effects else _TYPE_CHECK)
+        try:
+            env = _forward(jaxpr, in_shardings, {})
+            pinned = _backward_from_constraints(jaxpr, env, in_shardings)
+            if pinned:
+                if pending:
+                    pending.clear()
+                env = _forward(jaxpr, in_shardings, pinned)
+        finally:
+            _observed.reset(token)
+        for run in pending or ():
+            run()
     outs = [None if type(a) is core.Literal else env.get(id(a)) for a in jaxpr.outvars]
     if not _top:
         return outs
@@ -472,6 +497,8 @@ def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> di
         inner = call_jaxpr_of(eqn)
         if inner is not None:
             outs = propagate_jaxpr(inner, ins, _top=False)
+        elif eqn.primitive in observers:
+            outs = _observe(eqn.primitive, ins, [a.aval for a in eqn.invars], eqn.params)
         elif any(isinstance(s, NamedSharding) for s in ins) or eqn.primitive in sets_sharding:
             avals = [a.aval for a in eqn.invars]
             outs = propagate(eqn.primitive, ins, avals, eqn.params)
@@ -482,6 +509,17 @@ def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> di
         for v, s in zip(eqn.outvars, outs):
             env[id(v)] = pinned.get(id(v), s)
     return env
+
+
+def _observe(prim: core.Primitive, shardings, avals, params) -> list:
+    pending = _observed.get()
+    if pending is not _TYPE_CHECK:
+        run = lambda: observers[prim](shardings, avals, **params)  # noqa: E731
+        if pending is None:
+            run()  # eager, or not under a top-level propagation (nothing reruns): report now
+        else:
+            pending.append(run)
+    return []  # observers have no results
 
 
 # prim -> rule(want, in_avals, out_aval, **params) -> one spec (or None) per operand: what a
@@ -582,8 +620,10 @@ def call_jaxpr_of(eqn: core.JaxprEqn) -> core.Jaxpr | None:
 
 
 def has_constraints(jaxpr: core.Jaxpr) -> bool:
+    """Whether propagation must run even for unsharded arguments: a constraint sets a
+    sharding, an observer wants to hear one."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive in sets_sharding:
+        if eqn.primitive in sets_sharding or eqn.primitive in observers:
             return True
         inner = call_jaxpr_of(eqn)
         if inner is not None and has_constraints(inner):
