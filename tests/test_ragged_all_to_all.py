@@ -22,6 +22,7 @@ import spmd
 import spmd.numpy as jnp
 from spmd import lax
 from spmd._src.shard_map import reference_mode
+from spmd.sharding import NamedSharding
 from spmd.sharding import PartitionSpec as P
 
 _HERE = Path(__file__).parent
@@ -275,6 +276,23 @@ def test_result_varies_over_the_axis():
                         out_specs=P())  # fmt: skip
     with pytest.raises(ValueError, match="varies"):
         sm(args[0], xs[1][0], *args[2:])
+
+
+def test_auto_axis_keeps_the_trailing_sharding():
+    # shard_map manual over 'x' only: the rows move over 'x'; the trailing dimension, split over
+    # the automatic axis 'y', stays split (the ragged row dimension is whole per device).
+    groups = [[0, 1]]
+    xs = gen.case_inputs(groups, 1, (4,), "float32", 7)
+    want = gen.loop(*xs, groups)
+    mesh = _mesh((2, 2), 4)
+    args = gen.global_args(xs)
+    op, out = (spmd.device_put(a, NamedSharding(mesh, P("x", "y"))) for a in args[:2])
+    f = spmd.shard_map(_ragged("x"), mesh=mesh, in_specs=(P("x"),) * 6, out_specs=P("x"),
+                       axis_names={"x"})  # fmt: skip
+    for run in (f, spmd.jit(f)):
+        got = run(op, out, *args[2:])
+        assert _same(got, want.reshape(got.shape))
+        assert got.sharding.spec == P("x", "y")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -89,10 +89,11 @@ def ragged_all_to_all(
     return ragged_all_to_all_p.bind(*args, axis_name=names, axis_index_groups=groups)
 
 
-def _check_avals(avals: list, names: tuple, m: int, grouped: bool) -> None:
+def _check_avals(avals: list, names: tuple, m: int | None, grouped: bool) -> None:
     """The checks that need no values (per-device shapes and dtypes)."""
     op, out, *idx = avals
-    axis = f"axis {_describe(names)} ({m} devices{' per group' if grouped else ''})"
+    count = f" ({m} devices{' per group' if grouped else ''})" if m is not None else ""
+    axis = f"axis {_describe(names)}{count}"
     for arg, a in zip(_INDEX_ARGS, idx):
         if not dtypes.issubdtype(a.dtype, np.integer):
             raise ValueError(
@@ -112,7 +113,7 @@ def _check_avals(avals: list, names: tuple, m: int, grouped: bool) -> None:
             f"same length (one entry per slice), got lengths {lengths} over {axis}."
         )
     k = idx[0].shape[0]
-    if k % m:
+    if m is not None and k % m:
         raise ValueError(
             f"{_FN}: the {k} entries of input_offsets, send_sizes, output_offsets and "
             f"recv_sizes must be divisible by the number of devices of {axis}: the same number "
@@ -131,9 +132,14 @@ def _check_avals(avals: list, names: tuple, m: int, grouped: bool) -> None:
         )
 
 
-def _group_size(entries: tuple, aval: ShapedArray, groups) -> int:
+def _group_size(entries: tuple, aval: ShapedArray, groups) -> int | None:
+    """The devices per group; None where the names are not bound (sharding propagation
+    evaluates a shard_map body's types outside its axes)."""
     if groups is not None:
         return len(groups[0])
+    bound = dict(core.trace_ctx.axis_env)
+    if any(n not in bound for n in _named(entries)):
+        return None
     k = _npos(entries)
     return prod(aval.shape[:k]) * prod(_sizes(_named(entries), _FN))
 
