@@ -103,6 +103,17 @@ for _p in CPU_PRESETS:
         match=None if _p in ("DEFAULT", "F32_F32_F32") else rf"ALG_DOT_{_p} .*float16\[37\]",
     )
 
+# Cancellation: float64 keeps the 1 that float32 loses next to 1e8 (exact in float64 whatever
+# the order of the sums); float16 overflows at 1e8 (inf - inf).
+CANCEL = np.array([[1e8, 1.0, -1e8], [3e4, 0.5, -3e4]], np.float32)
+ONES = np.array([[1.0, 2.0], [1.0, 1.0], [1.0, 1.0]], np.float32)
+for _p in ("F64_F64_F64", "F16_F16_F16"):
+    case(
+        f"dot_cancellation_{_p}",
+        lambda jnp, lax, p=_p: lambda a, b: lax.dot(a, b, precision=p),
+        CANCEL,
+        ONES,
+    )
 case(
     "vdot_4096_f16",
     lambda jnp, lax: lambda a, b: lax.dot(a, b, precision="F16_F16_F16"),
