@@ -398,8 +398,8 @@ config.define(
 config.define(
     "jax_default_prng_impl",
     os.environ.get("JAX_DEFAULT_PRNG_IMPL", "threefry2x32"),
-    _choice("threefry2x32"),
-    "The PRNG implementation: spmd implements 'threefry2x32' (JAX's default) only.",
+    _choice("threefry2x32", "rbg", "unsafe_rbg"),
+    "The PRNG implementation of new keys: 'threefry2x32' (JAX's default), 'rbg' or 'unsafe_rbg'.",
 )
 
 

@@ -46,11 +46,13 @@ def abstract_keys_in(tree: Any, struct: type) -> Any:
 
     if not _KEY_TYPES:
         return tree
-    cls = _KEY_TYPES[0]
-    shape, dtype = _KEY_DATA[cls]
 
     def one(x):
         if isinstance(x, struct) and dtypes.is_extended(x.dtype):
+            # The key type of that dtype (each implementation has its own).
+            cls = next((c for c in _KEY_TYPES if c._impl == getattr(x.dtype, "impl", None)), None)
+            cls = cls or _KEY_TYPES[0]
+            shape, dtype = _KEY_DATA[cls]
             return cls(struct((*x.shape, *shape), dtype, sharding=x.sharding))
         return x
 
@@ -138,7 +140,6 @@ def _on_key_data(name, fn, operands, args, kwargs):
     from spmd._src import tree_util as tu
     from spmd._src.vmap import vmap  # lazy: vmap sits above the array modules that use this
 
-    key_cls = _KEY_TYPES[0]
     if operands is not None:
         ops = operands(args, kwargs)
         others = [o for o in ops if o is not None and not is_key_array(o)]
@@ -152,6 +153,7 @@ def _on_key_data(name, fn, operands, args, kwargs):
             )
     leaves, tree = tu.tree_flatten((args, kwargs), is_leaf=is_key_array)
     where = [i for i, leaf in enumerate(leaves) if is_key_array(leaf)]
+    key_cls = type(leaves[where[0]])  # the results are keys of the operands' implementation
 
     def on_data(*data):
         new = list(leaves)

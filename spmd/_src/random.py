@@ -46,13 +46,18 @@ from spmd._src.numpy import util as jnp_util
 from spmd._src.random_keys import (
     _IMPL_NAME,
     _U32,
+    IMPLS,
+    KEY_CLASSES,
     KEY_DTYPE,
+    KEY_DTYPES,
     KeyDtype,
     PRNGKeyArray,
     _check_key,
     _is_arraylike,
     _key_data_of,
     _ret,
+    impl_name,
+    key_impl_of,
 )
 from spmd._src.util import canonicalize_axis
 
@@ -202,25 +207,31 @@ def _offset(seed: Any) -> Any:
     return seed if not off else seed + off
 
 
-def _check_impl(impl: Any) -> None:
-    if impl is not None and impl not in (_IMPL_NAME, KEY_DTYPE) and str(impl) != _IMPL_NAME:
-        raise ValueError(
-            f'unrecognized PRNG implementation "{impl}". Did you mean one of: "{_IMPL_NAME}"?'
-        )
+def _check_impl(impl: Any) -> str:
+    return impl_name(impl)
+
+
+def _seed(name: str, seed: Any, impl: str) -> Any:
+    """Key data from a seed: threefry's ``[hi, lo]``; the rbg PRNGs' is that twice."""
+    data = rb.random_seed(_offset(_seed_value(name, seed)))
+    if IMPLS[impl][1] == 4:
+        data = lax_shape.concatenate([data, data], 0)
+    return data
 
 
 def PRNGKey(seed: Any, *, impl: Any = None) -> Any:
-    """A legacy key: ``uint32[2]`` key data from an integer seed.
+    """A legacy key: ``uint32[2]`` key data from an integer seed (``uint32[4]`` for the rbg
+    implementations).
 
     >>> PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
-    _check_impl(impl)
-    return rb.random_seed(_offset(_seed_value("PRNGKey", seed)))
+    return _seed("PRNGKey", seed, _check_impl(impl))
 
 
 def key(seed: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
-    """A typed key (dtype ``key<fry>``, shape ``()``) from an integer seed.
+    """A typed key (dtype ``key<fry>``, or ``key<rbg>``/``key<urbg>`` for ``impl='rbg'`` or
+    ``'unsafe_rbg'``; shape ``()``) from an integer seed.
 
     >>> key(42)
     Array((), dtype=key<fry>) overlaying:
@@ -228,18 +239,18 @@ def key(seed: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
     """
     if dtype is not None and impl is not None:
         raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
-    _check_impl(impl if dtype is None else dtype)
-    return PRNGKeyArray(rb.random_seed(_offset(_seed_value("key", seed))))
+    name = _check_impl(impl if dtype is None else dtype)
+    return KEY_CLASSES[name](_seed("key", seed, name))
 
 
 def key_data(keys: Any) -> Any:
-    """The ``uint32[..., 2]`` key data of a key array (legacy keys are returned as they are)."""
+    """The ``uint32[..., w]`` key data of a key array (legacy keys are returned as they are)."""
     data, _ = _check_key("key_data", keys, allow_batched=True)
     return data
 
 
 def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -> PRNGKeyArray:
-    """A typed key array over ``uint32[..., 2]`` key data.
+    """A typed key array over ``uint32[..., w]`` key data (w = 2 for threefry, 4 for rbg).
 
     >>> wrap_key_data(PRNGKey(1))
     Array((), dtype=key<fry>) overlaying:
@@ -249,25 +260,24 @@ def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -
         raise ValueError(
             "Cannot specify both `impl` and `dtype` arguments to jax.random.wrap_key_data"
         )
-    _check_impl(impl if dtype is None else dtype)
+    name = _check_impl(impl if dtype is None else dtype)
     if isinstance(key_bits_array, PRNGKeyArray):
         raise TypeError("wrap_key_data: expected key data (uint32), got a PRNG key array")
     if isinstance(key_bits_array, (list, tuple)):
         key_bits_array = np.asarray(key_bits_array)
-    data, _ = _key_data_of("wrap_key_data", key_bits_array)
-    return PRNGKeyArray(data)
+    data, _ = _key_data_of("wrap_key_data", key_bits_array, name)
+    return KEY_CLASSES[name](data)
 
 
 def key_impl(keys: Any) -> str:
-    """The name of the keys' PRNG implementation: ``'threefry2x32'``."""
+    """The name of the keys' PRNG implementation (``'threefry2x32'``, ``'rbg'``, ...)."""
     _check_key("key_impl", keys, allow_batched=True)
-    return _IMPL_NAME
+    return key_impl_of(keys)
 
 
 def key_dtype(impl: Any = None) -> KeyDtype:
-    """The dtype of typed keys (``key<fry>``)."""
-    _check_impl(impl)
-    return KEY_DTYPE
+    """The dtype of typed keys (``key<fry>`` for threefry)."""
+    return KEY_DTYPES[_check_impl(impl)]
 
 
 def clone(key: Any) -> Any:
@@ -288,7 +298,7 @@ def fold_in(key: Any, data: Any) -> Any:
             "Use jax.vmap for batching."
         )
     msg = jnp.asarray(data, dtype=_U32)
-    return _ret(rb.random_fold_in(k, msg), typed)
+    return _ret(rb.random_fold_in(k, msg, _rbg_impl(key)), typed)
 
 
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
@@ -300,7 +310,13 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     """
     k, typed = _check_key("split", key)
     shape = _shape_arg(num, "split")
-    return _ret(rb.random_split(k, shape), typed)
+    return _ret(rb.random_split(k, shape, _rbg_impl(key)), typed)
+
+
+def _rbg_impl(key: Any) -> str | None:
+    """A typed rbg key's implementation, for the key primitives (None: threefry keys, whose
+    primitives need none, and legacy keys, read as ``jax_default_prng_impl``)."""
+    return key._impl if isinstance(key, PRNGKeyArray) and key._impl != _IMPL_NAME else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,7 +423,7 @@ def _convert_and_clip_integer(val: Any, dtype: np.dtype) -> Any:
     return lax.convert_element_type(lax.clamp(lo, val, hi), dtype)
 
 
-def _randint(k, minval, maxval, shape, dtype):
+def _randint(k, minval, maxval, shape, dtype, impl=None):
     if not dtypes.issubdtype(minval.dtype, np.integer):
         minval = lax.convert_element_type(minval, dtypes.default_int_dtype())
     if not dtypes.issubdtype(maxval.dtype, np.integer):
@@ -420,7 +436,7 @@ def _randint(k, minval, maxval, shape, dtype):
     maxval = lax_shape.broadcast_to_rank(maxval, len(shape))
     maxval_out_of_range = lax_shape.broadcast_to_rank(maxval_out_of_range, len(shape))
     nbits = dtypes.iinfo(dtype).bits
-    keys = rb.random_split(k, (2,))
+    keys = rb.random_split(k, (2,), impl)
     higher = rb.random_bits(keys[0], nbits, shape)
     lower = rb.random_bits(keys[1], nbits, shape)
     unsigned = rb.UINT_DTYPES[nbits]
@@ -440,7 +456,7 @@ def _randint(k, minval, maxval, shape, dtype):
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
-_randint_jit = jit(_randint, static_argnums=(3, 4))
+_randint_jit = jit(_randint, static_argnums=(3, 4, 5))
 
 
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Any:
@@ -464,7 +480,7 @@ def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any
         sampling = np.dtype(np.int32)
         minval = jnp_uf.clip(minval.astype(np.int32), int(info.min), int(info.max))
         maxval = jnp_uf.clip(maxval.astype(np.int32), int(info.min), int(info.max) + 1)
-    out = _randint_jit(k, minval, maxval, shape, sampling)
+    out = _randint_jit(k, minval, maxval, shape, sampling, _rbg_impl(key))
     return out if sampling == dt else lax.convert_element_type(out, dt)
 
 

@@ -1,6 +1,11 @@
-"""Typed PRNG key arrays (``random.key``): the ``key<fry>`` dtype and the array type that wraps
-``uint32[..., 2]`` key data, and how the samplers read a key of either kind (typed, or a legacy
-``PRNGKey`` uint32 array) and give back one of the same kind."""
+"""Typed PRNG key arrays (``random.key``): their dtypes and the array types that wrap key data,
+and how the samplers read a key of either kind (typed, or a legacy ``PRNGKey`` uint32 array)
+and give back one of the same kind.
+
+Three implementations, as in JAX: 'threefry2x32' (dtype ``key<fry>``, key data
+``uint32[..., 2]``), and 'rbg' and 'unsafe_rbg' (``key<rbg>``, ``key<urbg>``; ``uint32[..., 4]``,
+XLA's bit generator, see ``lax.rng_bit_generator``). Each has its key array class (a subclass of
+``PRNGKeyArray``); a legacy key is read as ``jax_default_prng_impl``'s."""
 
 from __future__ import annotations
 
@@ -21,15 +26,21 @@ from spmd._src.util import canonicalize_axis
 
 _U32 = np.dtype(np.uint32)
 _IMPL_NAME = "threefry2x32"
+# impl name -> (dtype tag, words of key data)
+IMPLS = {"threefry2x32": ("fry", 2), "rbg": ("rbg", 4), "unsafe_rbg": ("urbg", 4)}
 
 
 class KeyDtype:
-    """The dtype of typed threefry2x32 key arrays; prints as ``key<fry>``."""
+    """The dtype of typed key arrays of one implementation; prints as ``key<fry>`` (threefry),
+    ``key<rbg>`` or ``key<urbg>``."""
 
-    name = "key<fry>"
-    itemsize = 8
     kind = "V"
     type = dtypes.prng_key
+
+    def __init__(self, impl: str = _IMPL_NAME) -> None:
+        self.impl = impl
+        self.name = f"key<{IMPLS[impl][0]}>"
+        self.itemsize = 4 * IMPLS[impl][1]
 
     def __repr__(self) -> str:
         return self.name
@@ -37,13 +48,16 @@ class KeyDtype:
     __str__ = __repr__
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, KeyDtype) or other == self.name
+        if isinstance(other, KeyDtype):
+            return other.impl == self.impl
+        return other == self.name
 
     def __hash__(self) -> int:
         return hash(self.name)
 
 
-KEY_DTYPE = KeyDtype()
+KEY_DTYPES = {impl: KeyDtype(impl) for impl in IMPLS}
+KEY_DTYPE = KEY_DTYPES[_IMPL_NAME]
 
 
 class PRNGKeyArray:
@@ -59,6 +73,7 @@ class PRNGKeyArray:
     """
 
     __slots__ = ("_base",)
+    _impl = _IMPL_NAME  # each implementation's subclass sets its own
 
     def __init__(self, base: Any) -> None:
         self._base = base
@@ -79,11 +94,11 @@ class PRNGKeyArray:
 
     @property
     def dtype(self) -> KeyDtype:
-        return KEY_DTYPE
+        return KEY_DTYPES[self._impl]
 
     @property
     def itemsize(self) -> int:
-        return KEY_DTYPE.itemsize
+        return self.dtype.itemsize
 
     @property
     def T(self) -> PRNGKeyArray:
@@ -102,7 +117,7 @@ class PRNGKeyArray:
     def __getitem__(self, idx: Any) -> PRNGKeyArray:
         idx = idx if isinstance(idx, tuple) else (idx,)
         # The trailing key-data dimension is never indexed.
-        return PRNGKeyArray(self._base[idx + (slice(None),)])
+        return type(self)(self._base[idx + (slice(None),)])
 
     def reshape(self, *shape: Any, order: str = "C") -> PRNGKeyArray:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -112,7 +127,7 @@ class PRNGKeyArray:
         if shape.count(-1) == 1:
             known = math.prod(d for d in shape if d != -1)
             shape = tuple(n // known if d == -1 else d for d in shape)
-        return PRNGKeyArray(lax_shape.reshape(self._base, shape + (2,)))
+        return type(self)(lax_shape.reshape(self._base, shape + (IMPLS[self._impl][1],)))
 
     def ravel(self) -> PRNGKeyArray:
         return self.reshape(self.size)
@@ -124,28 +139,28 @@ class PRNGKeyArray:
             axis = tuple(i for i, d in enumerate(self.shape) if d == 1)
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         axes = tuple(canonicalize_axis(a, self.ndim) for a in axes)
-        return PRNGKeyArray(lax_shape.squeeze(self._base, axes))
+        return type(self)(lax_shape.squeeze(self._base, axes))
 
     def transpose(self, *axes: Any) -> PRNGKeyArray:
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         perm = tuple(axes) if axes else tuple(reversed(range(self.ndim)))
-        return PRNGKeyArray(lax_shape.transpose(self._base, perm + (self.ndim,)))
+        return type(self)(lax_shape.transpose(self._base, perm + (self.ndim,)))
 
     def block_until_ready(self) -> PRNGKeyArray:
         return self
 
     def copy(self) -> PRNGKeyArray:
-        return PRNGKeyArray(self._base)
+        return type(self)(self._base)
 
     # -- comparison ------------------------------------------------------------------------
     def __eq__(self, other: object) -> Any:
-        if not isinstance(other, PRNGKeyArray):
+        if type(other) is not type(self):
             return NotImplemented
         return lax_red.reduce_and(lax.eq(self._base, other._base), (self.ndim,))
 
     def __ne__(self, other: object) -> Any:
-        if not isinstance(other, PRNGKeyArray):
+        if type(other) is not type(self):
             return NotImplemented
         return lax_red.reduce_or(lax.ne(self._base, other._base), (self.ndim,))
 
@@ -157,40 +172,84 @@ class PRNGKeyArray:
         base = self._base
         if isinstance(base, Tracer):
             dims = ",".join(str(d) for d in self.shape)
-            return f"Traced<key<fry>[{dims}]>with<{type(base._trace).__name__}>"
-        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{np.asarray(base)}"
+            return f"Traced<{self.dtype}[{dims}]>with<{type(base._trace).__name__}>"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(base)}"
 
     __str__ = __repr__
 
 
-tu.register_pytree_node(
-    PRNGKeyArray, lambda k: ((k._base,), None), lambda _, children: PRNGKeyArray(children[0])
-)
-key_arrays.register_key_type(PRNGKeyArray, (2,), _U32)
+class RbgKeyArray(PRNGKeyArray):
+    """Typed 'rbg' keys (``key<rbg>``) over ``uint32[*S, 4]`` key data."""
+
+    __slots__ = ()
+    _impl = "rbg"
+
+
+class UnsafeRbgKeyArray(PRNGKeyArray):
+    """Typed 'unsafe_rbg' keys (``key<urbg>``) over ``uint32[*S, 4]`` key data."""
+
+    __slots__ = ()
+    _impl = "unsafe_rbg"
+
+
+KEY_CLASSES = {cls._impl: cls for cls in (PRNGKeyArray, RbgKeyArray, UnsafeRbgKeyArray)}
+for _cls in KEY_CLASSES.values():
+    tu.register_pytree_node(
+        _cls, lambda k: ((k._base,), None), lambda _, children, c=_cls: c(children[0])
+    )
+    key_arrays.register_key_type(_cls, (IMPLS[_cls._impl][1],), _U32)
+
+
+def impl_name(impl: Any) -> str:
+    """The implementation ``impl`` names (a name, or a key dtype); ``None``: the default."""
+    if impl is None:
+        return default_impl()
+    if isinstance(impl, KeyDtype):
+        return impl.impl
+    if isinstance(impl, str) and impl in IMPLS:
+        return impl
+    names = ", ".join(f'"{n}"' for n in IMPLS)
+    raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: {names}?')
+
+
+def default_impl() -> str:
+    """The implementation of legacy keys and of new keys without ``impl``."""
+    from spmd._src.config import config
+
+    return config.jax_default_prng_impl
 
 
 def _is_arraylike(x: Any) -> bool:
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic))
 
 
-def _invalid_key(name: str, what: str) -> TypeError:
-    return TypeError(f"{name}: invalid PRNG key data for impl {_IMPL_NAME}: {what}")
+def _invalid_key(name: str, what: str, impl: str) -> TypeError:
+    return TypeError(f"{name}: invalid PRNG key data for impl {impl}: {what}")
 
 
-def _key_data_of(name: str, key: Any) -> tuple[Any, bool]:
-    """(key data ``uint32[..., 2]``, whether ``key`` was a typed key array)."""
+def _key_data_of(name: str, key: Any, impl: str | None = None) -> tuple[Any, Any]:
+    """(key data ``uint32[..., w]``, the key array class if ``key`` was a typed key array, else
+    False). Legacy key data is checked against ``impl`` (default: ``jax_default_prng_impl``)."""
     if isinstance(key, PRNGKeyArray):
-        return key._base, True
+        return key._base, type(key)
+    impl = impl or default_impl()
     if not _is_arraylike(key):
         raise _invalid_key(
-            name, f"expected key_data to have ndim, shape, and dtype attributes; got {key!r}"
+            name, f"expected key_data to have ndim, shape, and dtype attributes; got {key!r}", impl
         )
-    shape = tuple(key.shape)
-    if not shape or shape[-1] != 2:
-        raise _invalid_key(name, f"expected key_data.shape to end with (2,); got shape={shape}")
+    shape, width = tuple(key.shape), IMPLS[impl][1]
+    if not shape or shape[-1] != width:
+        raise _invalid_key(
+            name, f"expected key_data.shape to end with ({width},); got shape={shape}", impl
+        )
     if key.dtype != _U32:
-        raise _invalid_key(name, f"expected key_data.dtype = uint32; got dtype={key.dtype}")
+        raise _invalid_key(name, f"expected key_data.dtype = uint32; got dtype={key.dtype}", impl)
     return key, False
+
+
+def key_impl_of(key: Any) -> str:
+    """The implementation of a key (typed: its own; legacy: the default)."""
+    return key._impl if isinstance(key, PRNGKeyArray) else default_impl()
 
 
 def _check_key(name: str, key: Any, allow_batched: bool = False) -> tuple[Any, bool]:
@@ -204,8 +263,11 @@ def _check_key(name: str, key: Any, allow_batched: bool = False) -> tuple[Any, b
     return data, typed
 
 
-def _ret(data: Any, typed: bool) -> Any:
-    return PRNGKeyArray(data) if typed else data
+def _ret(data: Any, typed: Any) -> Any:
+    """Key data back as the kind of key it came from (``typed``: ``_key_data_of``'s)."""
+    if not typed:
+        return data
+    return (PRNGKeyArray if typed is True else typed)(data)
 
 
-__all__ = ["KEY_DTYPE", "KeyDtype", "PRNGKeyArray"]
+__all__ = ["KEY_DTYPE", "KeyDtype", "PRNGKeyArray", "RbgKeyArray", "UnsafeRbgKeyArray"]

@@ -158,6 +158,10 @@ def _hash_iota(keys: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np
 
 def random_bits_kernel(keys: np.ndarray, bit_width: int, shape: tuple[int, ...]) -> np.ndarray:
     """``uint{bit_width}[*keys.shape[:-1], *shape]`` random bits from key data."""
+    if keys.shape[-1] == 4:  # an rbg key: XLA's bit generator (see rng_bit_generator)
+        from spmd._src.lax import rng_bit_generator as rbg
+
+        return rbg.rbg_bits_kernel(keys, bit_width, shape)
     batch = keys.shape[:-1]
     dtype = UINT_DTYPES[bit_width]
     if config.jax_threefry_partitionable:
@@ -183,8 +187,12 @@ def random_bits_kernel(keys: np.ndarray, bit_width: int, shape: tuple[int, ...])
     return bits.reshape(batch + tuple(shape))
 
 
-def random_split_kernel(keys: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def random_split_kernel(keys: np.ndarray, shape: tuple[int, ...], impl=None) -> np.ndarray:
     """``uint32[*keys.shape[:-1], *shape, 2]``: new keys derived from each key."""
+    if keys.shape[-1] == 4:
+        from spmd._src.lax import rng_bit_generator as rbg
+
+        return rbg.rbg_split_kernel(keys, shape, impl)
     batch = keys.shape[:-1]
     if config.jax_threefry_partitionable:
         y1, y2 = _hash_iota(keys, shape)
@@ -193,8 +201,12 @@ def random_split_kernel(keys: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return _hash_counters(keys, 2 * n).reshape(batch + tuple(shape) + (2,))
 
 
-def random_fold_in_kernel(keys: np.ndarray, msgs: np.ndarray) -> np.ndarray:
+def random_fold_in_kernel(keys: np.ndarray, msgs: np.ndarray, impl=None) -> np.ndarray:
     """Each key hashed with the counter pair ``(0, msg)``: ``uint32[*keys.shape]``."""
+    if keys.shape[-1] == 4:
+        from spmd._src.lax import rng_bit_generator as rbg
+
+        return rbg.rbg_fold_in_kernel(keys, msgs, impl)
     y1, y2 = threefry2x32_kernel(keys[..., 0], keys[..., 1], np.uint32(0), msgs)
     return np.stack([y1, y2], axis=-1)
 
@@ -220,8 +232,11 @@ def random_seed_kernel(seeds: np.ndarray) -> np.ndarray:
 def _check_keys(name: str, keys: ShapedArray) -> None:
     if keys.dtype != _U32:
         raise TypeError(f"{name}: key data must have dtype uint32, got {keys.dtype.name}")
-    if not keys.shape or keys.shape[-1] != 2:
-        raise TypeError(f"{name}: key data must have shape (..., 2), got shape {tuple(keys.shape)}")
+    if not keys.shape or keys.shape[-1] not in (2, 4):
+        raise TypeError(
+            f"{name}: key data must have shape (..., 2) (threefry) or (..., 4) (rbg), got shape "
+            f"{tuple(keys.shape)}"
+        )
 
 
 def _batch_to_front(x: Any, d: int | None) -> Any:
@@ -335,20 +350,23 @@ defjvp_zero(random_bits_p)
 # random_split
 
 
-def random_split(keys, shape: Sequence[int]):
-    """New key data ``uint32[*batch, *shape, 2]`` derived from key data ``uint32[*batch, 2]``."""
-    return random_split_p.bind(keys, shape=tuple(int(d) for d in shape))
+def random_split(keys, shape: Sequence[int], impl: str | None = None):
+    """New key data ``uint32[*batch, *shape, w]`` derived from key data ``uint32[*batch, w]``
+    (w = 2 for threefry, 4 for rbg keys, whose ``impl`` is 'rbg' or 'unsafe_rbg': None reads
+    ``jax_default_prng_impl``)."""
+    params = {} if impl is None else {"impl": impl}
+    return random_split_p.bind(keys, shape=tuple(int(d) for d in shape), **params)
 
 
-def _random_split_abstract_eval(keys, *, shape):
+def _random_split_abstract_eval(keys, *, shape, **params):
     _check_keys("random_split", keys)
     shape = _check_shape_param("random_split", shape)
-    return ShapedArray(tuple(keys.shape[:-1]) + shape + (2,), _U32)
+    return ShapedArray(tuple(keys.shape[:-1]) + shape + (keys.shape[-1],), _U32)
 
 
-def _random_split_vmap(axis_data, vals, dims, *, shape):
+def _random_split_vmap(axis_data, vals, dims, *, shape, **params):
     (keys,), (d,) = vals, dims
-    return random_split(_batch_to_front(keys, d), shape), 0
+    return random_split_p.bind(_batch_to_front(keys, d), shape=shape, **params), 0
 
 
 random_split_p = core.Primitive("random_split")
@@ -362,12 +380,14 @@ defjvp_zero(random_split_p)
 # random_fold_in
 
 
-def random_fold_in(keys, msgs):
-    """Key data ``uint32[*batch, 2]`` with the uint32 ``msgs[*batch]`` folded in."""
-    return random_fold_in_p.bind(keys, msgs)
+def random_fold_in(keys, msgs, impl: str | None = None):
+    """Key data ``uint32[*batch, w]`` with the uint32 ``msgs[*batch]`` folded in (``impl`` as
+    for ``random_split``)."""
+    params = {} if impl is None else {"impl": impl}
+    return random_fold_in_p.bind(keys, msgs, **params)
 
 
-def _random_fold_in_abstract_eval(keys, msgs):
+def _random_fold_in_abstract_eval(keys, msgs, **params):
     _check_keys("random_fold_in", keys)
     if msgs.dtype != _U32:
         raise TypeError(f"random_fold_in: data must have dtype uint32, got {msgs.dtype.name}")
@@ -379,7 +399,7 @@ def _random_fold_in_abstract_eval(keys, msgs):
     return ShapedArray(keys.shape, _U32)
 
 
-def _random_fold_in_vmap(axis_data, vals, dims):
+def _random_fold_in_vmap(axis_data, vals, dims, **params):
     keys, msgs = vals
     dk, dm = dims
     keys = _batch_to_front(keys, dk)
@@ -388,7 +408,7 @@ def _random_fold_in_vmap(axis_data, vals, dims):
         keys = _shape.broadcast(keys, (axis_data.size,))
     if dm is None:
         msgs = _shape.broadcast(msgs, (axis_data.size,))
-    return random_fold_in(keys, msgs), 0
+    return random_fold_in_p.bind(keys, msgs, **params), 0
 
 
 random_fold_in_p = core.Primitive("random_fold_in")

@@ -12,8 +12,9 @@ that calling again with the returned key gives fresh bits.
   of counter ``i`` fill the neighbouring elements ``2i`` and ``2i + 1`` along that dimension.
   64-bit output hashes one counter per element and joins the words (low first).
 - Philox (``RNG_PHILOX``, and ``RNG_DEFAULT`` on CPU): Philox-4x32 (10 rounds) of 128-bit
-  counters ``counter + i`` (the high 64 bits start as the key word), each giving four 32-bit words that
-  fill four consecutive elements (two 64-bit elements for 64-bit output, low word first).
+  counters ``counter + i`` (the high 64 bits start as the key word), each giving four 32-bit
+  words that fill four consecutive elements (two 64-bit elements for 64-bit output, low word
+  first).
 - 8- and 16-bit output is the 32-bit output truncated, as XLA does.
 
 Under ``vmap`` over keys this follows JAX's batching rule, which is not one generator per key:
@@ -163,6 +164,64 @@ def rng_bit_generator_kernel(key, shape, dtype, algorithm):
     else:
         new_key = np.concatenate([key[:2], np.stack(_words(counter))])
     return new_key, np.array(bits, dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# JAX's 'rbg' and 'unsafe_rbg' PRNGs on uint32[..., 4] key data (the kernels of random_bits'
+# primitives for such keys). Leading dimensions are a batch of keys, run as JAX runs them: one
+# key at a time under vmap, so a batched rng_bit_generator call follows its batching rule.
+
+
+def _first_key_bits(keys: np.ndarray, shape: tuple[int, ...], dtype) -> np.ndarray:
+    """Bits ``[*batch, *shape]`` as vmap over each batch dimension gives them: the first key
+    generates them all."""
+    batch = keys.shape[:-1]
+    return rng_bit_generator_kernel(
+        keys.reshape(-1, 4)[0] if math.prod(batch) else np.zeros(4, _U32),
+        (*batch, *shape),
+        np.dtype(dtype),
+        RandomAlgorithm.RNG_DEFAULT,
+    )[1]
+
+
+def _rbg_impl(impl: str | None) -> str:
+    if impl is None:
+        impl = config.jax_default_prng_impl
+    return impl if impl in ("rbg", "unsafe_rbg") else "rbg"
+
+
+def rbg_bits_kernel(keys: np.ndarray, bit_width: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Both rbg PRNGs' bits: ``rng_bit_generator``'s, the new key dropped."""
+    return _first_key_bits(keys, shape, f"uint{bit_width}")
+
+
+def rbg_split_kernel(keys: np.ndarray, shape: tuple[int, ...], impl: str | None) -> np.ndarray:
+    """'rbg': each half of the key split as a threefry key (the new keys' halves are the
+    halves' splits); 'unsafe_rbg': every tenth row of ``10 * n`` generated 4-word rows."""
+    from spmd._src.lax.random_bits import random_split_kernel
+
+    batch = keys.shape[:-1]
+    if _rbg_impl(impl) == "rbg":
+        halves = random_split_kernel(keys.reshape(*batch, 2, 2), shape)  # [*b, 2, *shape, 2]
+        return np.moveaxis(halves, len(batch), -2).reshape(*batch, *shape, 4)
+    n = math.prod(shape)
+    rows = _first_key_bits(keys, (10 * n, 4), _U32)
+    return rows[..., ::10, :].reshape(*batch, *shape, 4)
+
+
+def rbg_fold_in_kernel(keys: np.ndarray, msgs: np.ndarray, impl: str | None) -> np.ndarray:
+    """'rbg': each half folded as a threefry key; 'unsafe_rbg': the key XOR the last of ten
+    rows generated from the message as a seed (``[0, msg, 0, msg]``)."""
+    from spmd._src.lax.random_bits import random_fold_in_kernel
+
+    batch = keys.shape[:-1]
+    msgs = np.asarray(msgs, _U32)
+    if _rbg_impl(impl) == "rbg":
+        halves = keys.reshape(*batch, 2, 2)
+        return random_fold_in_kernel(halves, msgs[..., None]).reshape(keys.shape)
+    zero = np.zeros_like(msgs)
+    seeds = np.stack([zero, msgs, zero, msgs], axis=-1)
+    return keys ^ _first_key_bits(seeds, (10, 4), _U32)[..., -1, :]
 
 
 # ---------------------------------------------------------------------------------------------
