@@ -1,5 +1,6 @@
 """spmd.lax: the primitives (``from spmd import lax``). Re-exports only."""
 
+from spmd._src.lax.accuracy import *  # noqa: F401,F403
 from spmd._src.lax.approx_top_k import *  # noqa: F401,F403
 from spmd._src.lax.control_flow import *  # noqa: F401,F403
 from spmd._src.lax.convolution import *  # noqa: F401,F403

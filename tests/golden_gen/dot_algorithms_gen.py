@@ -24,28 +24,36 @@ sys.path.insert(0, str(TESTS / "golden_gen"))
 OUT = TESTS / "golden" / "dot_algorithms.json"
 
 
-def main() -> None:
+def generate(cases_module: str, out: Path) -> None:
+    """Record the cases of ``cases_module`` (its ``CASES`` and ``JAXPR_CASES``) into ``out``."""
+    import importlib
+
     import jax
     import jax.numpy as jnp
-    from cases_dot_algorithms import CASES, JAXPR_CASES
     from cases_lax_more import weighted_sum
     from jax import lax
     from lax_more_gen import record
     from numpy_gen import record_case, write_golden
 
+    mod = importlib.import_module(cases_module)
+
     def to_jax(a):
         return jnp.asarray(a) if isinstance(a, np.ndarray) else a
 
     golden, problems = {}, []
-    for c in CASES:
+    for c in mod.CASES:
         fn = c.make(jnp, lax)
         args = [to_jax(a) for a in c.args]
         loss = lambda *a, f=fn: weighted_sum(jnp, f(*a))  # noqa: E731
         golden[c.name] = record_case(jax, c, fn, args, record, loss, problems)
-        if c.name in JAXPR_CASES:
+        if c.name in mod.JAXPR_CASES:
             golden[c.name]["jaxpr"] = str(jax.make_jaxpr(fn)(*args))
 
-    write_golden(OUT, golden, jax.__version__, problems)
+    write_golden(out, golden, jax.__version__, problems)
+
+
+def main() -> None:
+    generate("cases_dot_algorithms", OUT)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from spmd._src import dtypes
+from spmd._src.lax.accuracy import with_accuracy
 from spmd._src.lax.elementwise.arithmetic import (
     abs,
     add,
@@ -34,9 +35,13 @@ from spmd._src.lax.utils import binop, float_dtypes, inexact, unop
 # Transcendental functions (floating point only)
 
 
-def exp(x):
-    """Elementwise exponential."""
-    return exp_p.bind(x)
+def exp(x, *, accuracy=None):
+    """Elementwise exponential.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return exp_p.bind(x) if accuracy is None else with_accuracy(exp_p, x, accuracy)
 
 
 exp_p = unop("exp", np.exp, inexact)
@@ -44,9 +49,13 @@ defvectorized(exp_p)
 defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
 
 
-def exp2(x):
-    """Elementwise base-2 exponential."""
-    return exp2_p.bind(x)
+def exp2(x, *, accuracy=None):
+    """Elementwise base-2 exponential.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return exp2_p.bind(x) if accuracy is None else with_accuracy(exp2_p, x, accuracy)
 
 
 exp2_p = unop("exp2", np.exp2, inexact)
@@ -54,9 +63,13 @@ defvectorized(exp2_p)
 defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
 
 
-def log(x):
-    """Elementwise natural logarithm."""
-    return log_p.bind(x)
+def log(x, *, accuracy=None):
+    """Elementwise natural logarithm.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return log_p.bind(x) if accuracy is None else with_accuracy(log_p, x, accuracy)
 
 
 log_p = unop("log", np.log, inexact)
@@ -64,9 +77,13 @@ defvectorized(log_p)
 defjvp(log_p, lambda g, x: div(g, x))
 
 
-def log1p(x):
-    """Elementwise ``log(1 + x)``."""
-    return log1p_p.bind(x)
+def log1p(x, *, accuracy=None):
+    """Elementwise ``log(1 + x)``.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return log1p_p.bind(x) if accuracy is None else with_accuracy(log1p_p, x, accuracy)
 
 
 log1p_p = unop("log1p", np.log1p, inexact)
@@ -74,9 +91,13 @@ defvectorized(log1p_p)
 defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
 
 
-def expm1(x):
-    """Elementwise ``exp(x) - 1``."""
-    return expm1_p.bind(x)
+def expm1(x, *, accuracy=None):
+    """Elementwise ``exp(x) - 1``.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return expm1_p.bind(x) if accuracy is None else with_accuracy(expm1_p, x, accuracy)
 
 
 expm1_p = unop("expm1", np.expm1, inexact)
@@ -84,9 +105,13 @@ defvectorized(expm1_p)
 defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
 
 
-def tanh(x):
-    """Elementwise hyperbolic tangent."""
-    return tanh_p.bind(x)
+def tanh(x, *, accuracy=None):
+    """Elementwise hyperbolic tangent.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return tanh_p.bind(x) if accuracy is None else with_accuracy(tanh_p, x, accuracy)
 
 
 tanh_p = unop("tanh", np.tanh, inexact)
@@ -96,9 +121,13 @@ defvectorized(tanh_p)
 defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
 
 
-def logistic(x):
-    """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``."""
-    return logistic_p.bind(x)
+def logistic(x, *, accuracy=None):
+    """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return logistic_p.bind(x) if accuracy is None else with_accuracy(logistic_p, x, accuracy)
 
 
 # The constant 1 of each dtype _logistic_impl has seen (a 0-d array, so NumPy promotes exactly as
@@ -120,9 +149,13 @@ defvectorized(logistic_p)
 defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
 
 
-def sin(x):
-    """Elementwise sine."""
-    return sin_p.bind(x)
+def sin(x, *, accuracy=None):
+    """Elementwise sine.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return sin_p.bind(x) if accuracy is None else with_accuracy(sin_p, x, accuracy)
 
 
 sin_p = unop("sin", np.sin, inexact)
@@ -130,9 +163,13 @@ defvectorized(sin_p)
 defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 
 
-def cos(x):
-    """Elementwise cosine."""
-    return cos_p.bind(x)
+def cos(x, *, accuracy=None):
+    """Elementwise cosine.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return cos_p.bind(x) if accuracy is None else with_accuracy(cos_p, x, accuracy)
 
 
 cos_p = unop("cos", np.cos, inexact)
@@ -140,9 +177,13 @@ defvectorized(cos_p)
 defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 
 
-def tan(x):
-    """Elementwise tangent."""
-    return tan_p.bind(x)
+def tan(x, *, accuracy=None):
+    """Elementwise tangent.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return tan_p.bind(x) if accuracy is None else with_accuracy(tan_p, x, accuracy)
 
 
 tan_p = unop("tan", np.tan, inexact)
@@ -230,9 +271,13 @@ defvectorized(atanh_p)
 defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1), div(g, sub(_one(x), x))))
 
 
-def sqrt(x):
-    """Elementwise square root."""
-    return sqrt_p.bind(x)
+def sqrt(x, *, accuracy=None):
+    """Elementwise square root.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return sqrt_p.bind(x) if accuracy is None else with_accuracy(sqrt_p, x, accuracy)
 
 
 sqrt_p = unop("sqrt", np.sqrt, inexact)
@@ -240,9 +285,13 @@ defvectorized(sqrt_p)
 defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
 
 
-def rsqrt(x):
-    """Elementwise reciprocal square root."""
-    return rsqrt_p.bind(x)
+def rsqrt(x, *, accuracy=None):
+    """Elementwise reciprocal square root.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return rsqrt_p.bind(x) if accuracy is None else with_accuracy(rsqrt_p, x, accuracy)
 
 
 def _rsqrt_impl(x):
@@ -255,9 +304,13 @@ defvectorized(rsqrt_p)
 defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
 
-def cbrt(x):
-    """Elementwise cube root."""
-    return cbrt_p.bind(x)
+def cbrt(x, *, accuracy=None):
+    """Elementwise cube root.
+
+    ``accuracy`` (a ``lax.Tolerance`` or ``lax.AccuracyMode``) is recorded in jaxprs; on CPU it
+    changes no value, only derivatives (see ``spmd._src.lax.accuracy``).
+    """
+    return cbrt_p.bind(x) if accuracy is None else with_accuracy(cbrt_p, x, accuracy)
 
 
 cbrt_p = unop("cbrt", np.cbrt, float_dtypes)
