@@ -3,8 +3,9 @@
 ``tests/golden/rng_bit_generator.json`` holds JAX's outputs for the cases of
 ``tests/golden_gen/rng_bit_generator_gen.py`` (every algorithm, uint8/16/32/64, several shapes
 and keys, counters that wrap, uint64[2] keys, jit, vmap over keys, the jaxpr; the rbg PRNGs'
-keys, split, fold_in, bits, uniform, normal, randint, key data, typed and legacy). The rest of
-the file checks the key arrays of the rbg PRNGs and bad input (JAX's error classes).
+keys, split, fold_in, bits, uniform, normal, randint, key data, typed and legacy; the first
+``rng_uniform`` call of a process). The rest of the file checks the key arrays of the rbg PRNGs,
+``rng_uniform``'s stream, and bad input (JAX's error classes).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def test_golden_covers_algorithms_dtypes_and_impls():
     assert combos == {
         (a, d) for a in GEN.ALGORITHMS for d in ("uint8", "uint16", "uint32", "uint64")
     }
+    assert sum(c["fn"] == "rng_uniform_first" for c in cases) >= 4
     fns = {(c.get("impl"), c["fn"]) for c in cases if "impl" in c}
     for impl in ("rbg", "unsafe_rbg"):
         for fn in "PRNGKey split fold_in bits uniform normal randint wrap_key_data".split():
@@ -263,3 +265,49 @@ def test_error_wrap_key_data_width():
 def test_error_unknown_impl():
     with pytest.raises(ValueError, match='unrecognized PRNG implementation "philox".*"rbg"'):
         random.key(0, impl="philox")
+
+
+# ---------------------------------------------------------------------------------------------
+# rng_uniform (its first call in a process is in the golden file)
+
+
+def test_rng_uniform_stream_advances_and_prints_as_jax():
+    a = lax.rng_uniform(0.0, 1.0, (100,))
+    b = lax.rng_uniform(0.0, 1.0, (100,))
+    assert a.dtype == np.float32 and a.weak_type
+    assert not np.array_equal(a, b) and 0.0 <= float(a.min()) and float(a.max()) < 1.0
+    ints = lax.rng_uniform(jnp.uint32(3), jnp.uint32(7), (200,))
+    assert ints.dtype == np.uint32 and set(np.asarray(ints).tolist()) == {3, 4, 5, 6}
+    text = str(spmd.make_jaxpr(lambda x, y: lax.rng_uniform(x, y, (3,)))(0.0, 1.0))
+    # JAX 0.10.2's text for the same function.
+    assert (
+        text == "{ lambda ; a:f32[] b:f32[]. let c:f32[3] = rng_uniform[shape=(3,)] a b in (c,) }"
+    )
+
+
+def test_rng_uniform_error_mixed_dtypes():
+    with pytest.raises(ValueError, match="identical dtypes, got float32 and int32"):
+        lax.rng_uniform(0.0, 1, (3,))
+
+
+def test_rng_uniform_error_non_scalar_bounds():
+    with pytest.raises(ValueError, match=r"must be scalars; got shapes \(2,\) and \(2,\)"):
+        lax.rng_uniform(jnp.zeros(2), jnp.ones(2), (2,))
+
+
+def test_rng_uniform_error_bool():
+    # JAX's XLA aborts the process here; spmd refuses the dtype.
+    with pytest.raises(TypeError, match="rng_uniform: dtype bool is not supported"):
+        lax.rng_uniform(True, False, (2,))
+
+
+def test_rng_uniform_error_shape_not_a_sequence():
+    with pytest.raises(TypeError):
+        lax.rng_uniform(0.0, 1.0, 3)
+
+
+def test_rng_uniform_has_no_batching_or_derivative():
+    with pytest.raises(NotImplementedError, match="rng_uniform"):
+        spmd.vmap(lambda a: lax.rng_uniform(a, 1.0, (2,)))(jnp.zeros(3))
+    with pytest.raises(NotImplementedError, match="rng_uniform"):
+        spmd.grad(lambda a: lax.rng_uniform(a, 1.0, ()))(0.0)

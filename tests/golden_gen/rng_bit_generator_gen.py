@@ -12,6 +12,8 @@ result bit for bit.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "golden" / "rng_bit_generator.json"
@@ -52,6 +54,13 @@ def _cases() -> list[dict]:
     add("rbg_vmap_unbatched", key=[1, 2, 3, 4], n=3, shape=[4])
     add("rbg_jaxpr", shape=[3, 2], dtype="uint8", alg="RNG_THREE_FRY")
     add("rbg_jaxpr", shape=[4], dtype="uint32", alg="RNG_DEFAULT")
+
+    # rng_uniform's first call in a process (each recorded from a fresh JAX process).
+    add("rng_uniform_first", a=0.0, b=1.0, shape=[3])
+    add("rng_uniform_first", a=-3.0, b=5.0, shape=[2, 3])
+    add("rng_uniform_first", a=0, b=10, shape=[5])
+    add("rng_uniform_first", a=0.0, b=1.0, shape=[7], dtype="float16")
+    add("rng_uniform_first", a=0.0, b=1.0, shape=[3], jit=True)
 
     for impl in ("rbg", "unsafe_rbg"):
         for typed in (False, True):
@@ -125,6 +134,16 @@ def call(jax, np, case: dict):
         if fn == "rbg_jaxpr":
             text = str(jax.make_jaxpr(gen)(jnp.zeros(4, jnp.uint32)))
             return [np.frombuffer(text.encode(), np.uint8)]
+    if fn == "rng_uniform_first":
+        if jax.__name__ == "spmd":  # the stream as a fresh process has it
+            from spmd._src.lax import rng_bit_generator as rbg
+
+            rbg._uniform_counter[0] = rbg._UNIFORM_COUNTER_START
+        dt = getattr(jnp, case["dtype"]) if "dtype" in case else (lambda v: v)
+        a, b, shape = dt(case["a"]), dt(case["b"]), tuple(case["shape"])
+        if case.get("jit"):
+            return [jax.jit(lambda: lax.rng_uniform(a, b, shape))()]
+        return [lax.rng_uniform(a, b, shape)]
     if fn == "wrap_key_data":
         keys = random.wrap_key_data(jnp.array(case["data"], jnp.uint32), impl=case["impl"])
         return [random.key_data(keys), random.key_data(random.split(keys[1]))]
@@ -183,11 +202,30 @@ def run_case(jax, np, case: dict):
         jax.config.update("jax_default_prng_impl", old[1])
 
 
+def _in_fresh_process(case: dict) -> list[dict]:
+    res = subprocess.run(
+        [sys.executable, __file__, "--case", json.dumps(case)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(res.stdout)
+
+
 def main() -> None:
     import jax
     import numpy as np
 
-    records = [{"case": c, "out": run_case(jax, np, c)} for c in CASES]
+    if "--case" in sys.argv:
+        print(json.dumps(run_case(jax, np, json.loads(sys.argv[sys.argv.index("--case") + 1]))))
+        return
+    records = [
+        {
+            "case": c,
+            "out": _in_fresh_process(c) if c["fn"] == "rng_uniform_first" else run_case(jax, np, c),
+        }
+        for c in CASES
+    ]
     OUT.write_text(json.dumps({"jax_version": jax.__version__, "records": records}) + "\n")
     print(f"wrote {len(records)} records to {OUT}")
 

@@ -1,5 +1,5 @@
-"""``rng_bit_generator``: XLA's stateful-style bit generator (a key in, a new key and bits out),
-computing what XLA's CPU backend computes, bit for bit.
+"""``rng_bit_generator``: XLA's bit generator (a key in, a new key and bits out), computing what
+XLA's CPU backend computes, bit for bit; and ``rng_uniform``, XLA's stateful uniform numbers.
 
 The key is ``uint32[4]`` (or ``uint64[2]`` with x64): two 64-bit words, the first little-endian
 from ``key[0:2]``, the second from ``key[2:4]``. The first word is the cipher key and never
@@ -105,12 +105,13 @@ def _threefry_64(key: np.uint64, counter: np.uint64, shape: tuple[int, ...]):
     return _join(y0, y1).reshape(shape), n
 
 
-def _philox_blocks(key: np.uint64, counter: np.uint64, n: int) -> list[np.ndarray]:
+def _philox_blocks(key: np.uint64, counter: np.uint64, n: int, high=None) -> list[np.ndarray]:
     """Philox-4x32-10 of the 128-bit counters ``counter + i`` (i < n): four uint32[n]. With a
     two-word key XLA takes the 128-bit counter as the key words reversed: the cipher key is
     also the counter's high half."""
     low = counter + np.arange(n, dtype=_U64)
-    high = key + (low < counter).astype(_U64)  # with the carry out of the low 64 bits
+    high = key if high is None else high  # rng_uniform's counters have their own high half
+    high = high + (low < counter).astype(_U64)  # with the carry out of the low 64 bits
     x = [*_words(low), *_words(high)]
     k0, k1 = (np.uint32(w) for w in _words(np.asarray(key, _U64)))
     for _ in range(10):
@@ -124,17 +125,17 @@ def _philox_blocks(key: np.uint64, counter: np.uint64, n: int) -> list[np.ndarra
     return x
 
 
-def _philox_32(key: np.uint64, counter: np.uint64, shape: tuple[int, ...]):
+def _philox_32(key: np.uint64, counter: np.uint64, shape: tuple[int, ...], high=None):
     size = math.prod(shape)
     n = -(-size // 4)
-    words = np.stack(_philox_blocks(key, counter, n), axis=1).reshape(-1)
+    words = np.stack(_philox_blocks(key, counter, n, high), axis=1).reshape(-1)
     return words[:size].reshape(shape), n
 
 
-def _philox_64(key: np.uint64, counter: np.uint64, shape: tuple[int, ...]):
+def _philox_64(key: np.uint64, counter: np.uint64, shape: tuple[int, ...], high=None):
     size = math.prod(shape)
     n = -(-size // 2)
-    x = _philox_blocks(key, counter, n)
+    x = _philox_blocks(key, counter, n, high)
     words = np.stack([_join(x[0], x[1]), _join(x[2], x[3])], axis=1).reshape(-1)
     return words[:size].reshape(shape), n
 
@@ -274,16 +275,14 @@ def rng_bit_generator(
     return new_key, bits
 
 
-def _shape_param(shape: Any) -> tuple[int, ...]:
+def _shape_param(shape: Any, name: str = "rng_bit_generator") -> tuple[int, ...]:
     items = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     try:
         out = tuple(operator.index(d) for d in items)
     except TypeError:
-        raise TypeError(
-            f"rng_bit_generator: shape must be a sequence of integers, got {shape!r}"
-        ) from None
+        raise TypeError(f"{name}: shape must be a sequence of integers, got {shape!r}") from None
     if any(d < 0 for d in out):
-        raise ValueError(f"rng_bit_generator: shape must have nonnegative dimensions, got {out}")
+        raise ValueError(f"{name}: shape must have nonnegative dimensions, got {out}")
     return out
 
 
@@ -337,4 +336,100 @@ defjvp_zero(rng_bit_generator_p)
 sharding_rules.sharding_rules[rng_bit_generator_p] = _rng_bit_generator_sharding
 
 
-__all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
+# ---------------------------------------------------------------------------------------------
+# rng_uniform: XLA's stateful uniform numbers
+
+# XLA's CPU runtime keeps a Philox counter per compiled rng op, starting at 0x7012395 and
+# advanced by the 32-bit words each call draws, under a cipher key fixed when the op is compiled
+# from the process's compile history (module ids and a global sequence). spmd keeps one stream
+# under the key JAX's first compiled rng op of a process gets: a program's first rng_uniform
+# gives JAX's numbers (any dtype, bounds and shape, eager or jitted); later calls, for which JAX
+# draws keys from its compile history, give other numbers than JAX's.
+_UNIFORM_KEY = np.uint64(0xBAA1723EBDE0C74F)
+_UNIFORM_COUNTER_START = np.uint64(0x7012395)
+_uniform_counter = [_UNIFORM_COUNTER_START]
+
+
+def rng_uniform(a: Any, b: Any, shape: Sequence[int]):
+    """Uniform numbers in ``[a, b)`` of ``shape`` and the scalars' dtype, from a stream that
+    every call advances (XLA's stateful ``Rng`` op: not reproducible across programs in JAX
+    either; use ``jax.random`` for reproducible numbers).
+
+    >>> rng_uniform(0.0, 1.0, (2,)).shape
+    (2,)
+    """
+    shape = tuple(shape)  # JAX's TypeError for a non-sequence
+    av, bv = core.get_aval(a), core.get_aval(b)
+    if av.dtype != bv.dtype:
+        raise ValueError(
+            f"Arguments to rng_uniform must have identical dtypes, got {av.dtype.name} and "
+            f"{bv.dtype.name}."
+        )
+    if av.shape != () or bv.shape != ():
+        raise ValueError(
+            f"Arguments to rng_uniform must be scalars; got shapes {tuple(av.shape)} and "
+            f"{tuple(bv.shape)}."
+        )
+    return rng_uniform_p.bind(a, b, shape=_shape_param(shape, "rng_uniform"))
+
+
+def _uniform_kind(dt: np.dtype) -> str:
+    if dt.kind == "f" or dt == dtypes.bfloat16:
+        return "float"
+    if dt.kind in "iu" and dt.itemsize >= 4:
+        return "int"
+    # XLA's CPU compiler aborts on narrower integers and bool, and rejects complex.
+    raise TypeError(
+        f"rng_uniform: dtype {dt.name} is not supported: XLA's CPU rng takes floating types and "
+        "32- or 64-bit integers"
+    )
+
+
+def _rng_uniform_abstract_eval(a, b, *, shape):
+    _uniform_kind(a.dtype)
+    return ShapedArray(shape, a.dtype, a.weak_type and b.weak_type)
+
+
+def _rng_uniform_impl(a, b, *, shape):
+    dt = np.asarray(a).dtype
+    wide = dt.itemsize == 8
+    size = math.prod(shape)
+    counter = _uniform_counter[0]
+    with np.errstate(over="ignore"):
+        _uniform_counter[0] = counter + np.uint64(size * (2 if wide else 1))
+        gen = _philox_64 if wide else _philox_32
+        bits = (
+            gen(_UNIFORM_KEY, counter, (size,), _U64.type(0))[0]
+            if size
+            else np.zeros(0, _U64 if wide else _U32)
+        )
+        if _uniform_kind(dt) == "float":
+            # Narrow floats are drawn in float32 and rounded, as XLA does.
+            ft = np.dtype(np.float64 if wide else np.float32)
+            nmant = 52 if wide else 23
+            unit = (bits >> (bits.dtype.type(bits.dtype.itemsize * 8 - nmant))).astype(ft)
+            unit = unit * ft.type(2.0**-nmant)
+            lo, hi = ft.type(np.asarray(a, ft)), ft.type(np.asarray(b, ft))
+            out = unit * (hi - lo) + lo
+        else:
+            # XLA's integer map: the remainder by the unsigned span, added back in two halves.
+            ut = bits.dtype
+            span = np.asarray(b).astype(dt).view(ut) - np.asarray(a).astype(dt).view(ut)
+            dist = bits % span if span else bits
+            half = dist >> ut.type(1)
+            out = np.asarray(a).astype(dt) + half.view(dt) + (dist - half).view(dt)
+    return np.asarray(out, dt).reshape(shape)
+
+
+rng_uniform_p = core.Primitive("rng_uniform")
+rng_uniform_p.def_impl(_rng_uniform_impl)
+rng_uniform_p.def_abstract_eval(_rng_uniform_abstract_eval)
+# No batching rule and no derivative, as in JAX (vmap and grad raise NotImplementedError).
+
+__all__ = [
+    "RandomAlgorithm",
+    "rng_bit_generator",
+    "rng_bit_generator_p",
+    "rng_uniform",
+    "rng_uniform_p",
+]
