@@ -23,6 +23,7 @@ from spmd._src.lax.misc_ops import *  # noqa: F401,F403
 from spmd._src.lax.parallel import *  # noqa: F401,F403
 from spmd._src.lax.ragged_dot import *  # noqa: F401,F403
 from spmd._src.lax.reductions import *  # noqa: F401,F403
+from spmd._src.lax.scaled_dot import *  # noqa: F401,F403
 from spmd._src.lax.rng_bit_generator import *  # noqa: F401,F403
 from spmd._src.lax.shape import *  # noqa: F401,F403
 from spmd._src.lax.sharding import *  # noqa: F401,F403

@@ -1,0 +1,22 @@
+"""Record JAX's results for ``tests/cases_scaled_dot.py`` (``lax.scaled_dot`` and the
+``nn`` block-scaled products) into ``tests/golden/scaled_dot.json`` (read by
+``tests/test_scaled_dot.py``), as ``dot_algorithms_gen.py`` records its cases.
+
+Run with real JAX (not spmd), on CPU: ``/path/to/jax/python tests/golden_gen/scaled_dot_gen.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(TESTS / "golden_gen"))
+
+OUT = TESTS / "golden" / "scaled_dot.json"
+
+if __name__ == "__main__":
+    from dot_algorithms_gen import generate
+
+    generate("cases_scaled_dot", OUT)

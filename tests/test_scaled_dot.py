@@ -1,0 +1,103 @@
+"""Block-scaled products against JAX 0.10.2 (``tests/golden/scaled_dot.json``, written by
+``tests/golden_gen/scaled_dot_gen.py`` from ``tests/cases_scaled_dot.py``; no JAX here):
+``lax.scaled_dot``'s values eagerly and under jit, its jaxprs and its shape errors;
+``nn.scaled_matmul`` / ``nn.scaled_dot_general``'s shape errors and their refusal on CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+from cases_scaled_dot import CASES, JAXPR_CASES
+from golden_compare import to_spmd
+from test_dot_algorithms import _compare, _error_class
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax, nn
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "scaled_dot.json").read_text())["cases"]
+
+
+def _args(case):
+    return [to_spmd(a) for a in case.args]
+
+
+def _modes(c):
+    return ("eager", "jit") if c.jit else ("eager",)
+
+
+@pytest.mark.parametrize(
+    "case,mode",
+    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in _modes(c)],
+)
+def test_values(case, mode):
+    fn = case.make(jnp, lax)
+    golden = GOLDEN[case.name]
+    out = (spmd.jit(fn) if mode == "jit" else fn)(*_args(case))
+    _compare(out, golden.get(mode, golden["eager"]), "value")
+
+
+@pytest.mark.parametrize(
+    "case,mode",
+    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in _modes(c)],
+)
+def test_errors(case, mode):
+    assert GOLDEN[case.name]["error"] == case.error  # what JAX raised
+    fn = case.make(jnp, lax)
+    if mode == "jit":
+        fn = spmd.jit(fn)
+    with pytest.raises(_error_class(case.error)) as info:
+        fn(*_args(case))
+    assert re.search(case.match, str(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize("name", JAXPR_CASES)
+def test_jaxpr(name):
+    case = next(c for c in CASES if c.name == name)
+    got = str(spmd.make_jaxpr(case.make(jnp, lax))(*_args(case)))
+    assert got == GOLDEN[name]["jaxpr"]
+
+
+def test_every_case_has_a_golden():
+    assert sorted(c.name for c in CASES) == sorted(GOLDEN)
+
+
+def test_configs():
+    # As JAX 0.10.2 prints them.
+    assert repr(nn.get_scaled_dot_general_config("mxfp8")) == (
+        "BlockScaleConfig(mode='mxfp8', block_size=32, data_type=<class "
+        "'ml_dtypes.float8_e4m3fn'>, scale_type=<class 'ml_dtypes.float8_e8m0fnu'>, "
+        "global_scale=None, infer_only=False)"
+    )
+    c = nn.get_scaled_dot_general_config("nvfp4", jnp.array([0.5], np.float32))
+    assert (c.mode, c.block_size, c.data_type, c.scale_type, c.infer_only) == (
+        "nvfp4",
+        16,
+        ml_dtypes.float4_e2m1fn,
+        ml_dtypes.float8_e4m3fn,
+        False,
+    )
+    assert np.asarray(c.global_scale).tolist() == [0.5]
+
+
+def test_scaled_dot_general_implementation_warns():
+    x = jnp.ones((2, 3))
+    with pytest.warns(DeprecationWarning, match="Backend selector, now ignored"):
+        nn.scaled_dot_general(x, x.T, (((1,), (0,)), ((), ())), implementation="cudnn")
+
+
+def test_docstring_examples():
+    import doctest
+
+    from spmd._src.lax import scaled_dot
+    from spmd._src.nn import scaled_matmul
+
+    for mod in (scaled_dot, scaled_matmul):
+        result = doctest.testmod(mod, extraglobs={"jnp": jnp}, verbose=False)
+        assert result.attempted > 0 and result.failed == 0, mod.__name__
