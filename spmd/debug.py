@@ -3,6 +3,7 @@
 from spmd._src.debugging import (  # noqa: F401
     callback,
     inspect_array_sharding,
+    log,
     sharding_text,
     visualize_array_sharding,
     visualize_sharding,

@@ -11,14 +11,25 @@ picture as plain text (what tests compare).
 
 from __future__ import annotations
 
+import copy
+import functools
 import io
+import logging
+import string
+import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from spmd._src import core
 from spmd._src.array import Array
+from spmd._src.lax import callback as _cb
 from spmd._src.lax.inspect_sharding import inspect_sharding
 from spmd._src.sharding import Sharding
+
+_logger = logging.getLogger(__name__)
 
 
 def _shard_grid(shape: tuple[int, ...], sharding: Sharding):
@@ -193,41 +204,183 @@ def inspect_array_sharding(value: Any, *, callback: Callable[[Sharding], None]) 
             callback(leaf.sharding if isinstance(leaf, Array) else Array(leaf).sharding)
 
 
-def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs: Any) -> None:
-    """Call ``fn(*args, **kwargs)`` with the values the program computes, when it runs: eagerly
-    at once, under jit each time the program runs. Inside pmap and shard_map: once per device,
-    in device order (row-major over nested maps and mesh axes), even when the values are the
-    same on every device. Inside vmap: once per mapped element when an argument is batched,
-    once when none is (as JAX). ``ordered`` is accepted; calls always run in order.
+def callback(
+    fn: Callable[..., Any],
+    *args: Any,
+    ordered: bool = False,
+    partitioned: bool = False,
+    **kwargs: Any,
+) -> None:
+    """Call ``fn(*args, **kwargs)`` with the values the program computes (as Arrays), when it
+    runs: eagerly at once, under jit each time the program runs. Inside pmap and shard_map: once
+    per device, in device order (row-major over nested maps and mesh axes), even when the values
+    are the same on every device. Inside vmap: once per mapped element when an argument is
+    batched, once when none is (as JAX). ``ordered`` and ``partitioned`` are accepted; calls
+    always run in program order, on the global values.
 
     >>> spmd.debug.callback(print, jnp.arange(2))  # doctest: +SKIP
     [0 1]
     """
     from spmd._src import tree_util as tu
-    from spmd._src.lax.callback import debug_callback
 
     leaves, treedef = tu.tree_flatten((args, kwargs))
 
-    def call(*vals):
-        a, kw = tu.tree_unflatten(treedef, list(vals))
+    def _flat_callback(*vals):
+        a, kw = tu.tree_unflatten(treedef, [_as_array(v) for v in vals])
         fn(*a, **kw)
 
-    debug_callback(call, *leaves, name=getattr(fn, "__name__", "callback"))
+    # JAX's jaxprs show its own wrapper's name here.
+    _flat_callback.__qualname__ = "debug_callback.<locals>._debug_callback.<locals>._flat_callback"
+    shown = _cb.Shown(
+        [("callback", _flat_callback), ("effect", "Debug"), ("partitioned", partitioned)]
+    )
+    name = getattr(fn, "__name__", "callback")
+    _cb.debug_callback(_flat_callback, *leaves, name=name, shown=shown)
 
 
-def debug_print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
+def _as_array(v: Any) -> Any:
+    # Callbacks get Arrays, as in JAX (a container's repr shows ``Array(...)``).
+    return v if isinstance(v, Array) else Array(np.asarray(v))
+
+
+def _is_static(leaf: Any) -> bool:
+    """A leaf debug.print formats as it is instead of passing it through the program."""
+    return not isinstance(leaf, (Array, core.Tracer, np.ndarray, np.generic, int, float, complex))
+
+
+class _AnyField:
+    """Stands for an argument while the format string is checked: accepts any format spec."""
+
+    def __format__(self, spec: str) -> str:
+        return ""
+
+    def __getattr__(self, name: str) -> _AnyField:
+        return self
+
+    def __getitem__(self, key: Any) -> _AnyField:
+        return self
+
+
+def debug_print(
+    fmt: str | None = None,
+    *args: Any,
+    ordered: bool = False,
+    partitioned: bool = False,
+    skip_format_check: bool = False,
+    _use_logging: bool = False,
+    **kwargs: Any,
+) -> Callable[..., None] | None:
     """``print(fmt.format(*args, **kwargs))`` with the values the program computes (see
-    ``callback`` for when and how often).
+    ``callback`` for when and how often), with NumPy's print options of the time it is traced.
+    Without ``fmt`` it returns the printing function (``spmd.debug.print(ordered=True)("x =
+    {}", x)``). A format string that does not fit the arguments raises when traced, as
+    ``str.format`` would.
 
     >>> spmd.debug.print("x = {x}", x=jnp.arange(3))  # doctest: +SKIP
     x = [0 1 2]
     """
-    callback(lambda *a, **kw: print(fmt.format(*a, **kw)), *args, **kwargs)
+    options = dict(
+        ordered=ordered,
+        partitioned=partitioned,
+        skip_format_check=skip_format_check,
+        _use_logging=_use_logging,
+    )
+    if fmt is None:
+        if args or kwargs:
+            raise TypeError(
+                "debug.print: the format string comes first; got no format string but "
+                f"{len(args)} positional and {len(kwargs)} keyword argument(s)"
+            )
+        return functools.partial(debug_print, **options)
+    if not isinstance(fmt, str):
+        raise TypeError(f"debug.print: the format string must be a str, got {type(fmt).__name__}")
+    _print(fmt, args, kwargs, stacklevel=2, **options)
+    return None
+
+
+def log(
+    fmt: str | None = None,
+    *args: Any,
+    ordered: bool = False,
+    partitioned: bool = False,
+    skip_format_check: bool = False,
+    **kwargs: Any,
+) -> Callable[..., None] | None:
+    """``debug.print`` through Python's ``logging``: an INFO record of the logger
+    ``spmd._src.debugging`` carrying the caller's file and line, emitted when the values are
+    known.
+
+    >>> spmd.debug.log("loss = {}", loss)  # doctest: +SKIP
+    """
+    options = dict(ordered=ordered, partitioned=partitioned, skip_format_check=skip_format_check)
+    if fmt is None:
+        return debug_print(None, *args, _use_logging=True, **options, **kwargs)
+    _print(fmt, args, kwargs, stacklevel=2, _use_logging=True, **options)
+    return None
+
+
+def _print(
+    fmt: str,
+    args: tuple,
+    kwargs: dict,
+    *,
+    stacklevel: int,
+    ordered: bool,
+    partitioned: bool,
+    skip_format_check: bool,
+    _use_logging: bool,
+) -> None:
+    from spmd._src import tree_util as tu
+
+    if not skip_format_check:
+        # Raises what str.format raises (IndexError, KeyError, ValueError) before any work.
+        fmt.format(*[_AnyField()] * len(args), **{k: _AnyField() for k in kwargs})
+    fields = [f for _, f, _, _ in string.Formatter().parse(fmt) if f is not None]
+    leaves, treedef = tu.tree_flatten((args, kwargs))
+    static = tuple((i, v) for i, v in enumerate(leaves) if _is_static(v))
+    fixed = dict(static)
+    dynamic = [v for i, v in enumerate(leaves) if i not in fixed]
+    printoptions = tuple(np.get_printoptions().items())
+    record = None
+    if _use_logging:
+        caller = sys._getframe(stacklevel)
+        record = _logger.makeRecord(
+            _logger.name, logging.INFO, caller.f_code.co_filename, caller.f_lineno, "", (), None,
+            func=caller.f_code.co_name,
+        )  # fmt: skip
+
+    def run(*vals):
+        it = iter(vals)
+        full = [fixed[i] if i in fixed else _as_array(next(it)) for i in range(len(leaves))]
+        a, kw = tu.tree_unflatten(treedef, full)
+        with np.printoptions(**dict(printoptions)):
+            text = fmt.format(*a, **kw)
+        if record is None:
+            print(text)
+        elif _logger.isEnabledFor(logging.INFO):
+            out = copy.copy(record)
+            out.msg, out.created = text, time.time()
+            _logger.handle(out)
+
+    shown = _cb.Shown(
+        [
+            ("fmt", fmt),
+            ("has_placeholders", bool(fields)),
+            ("in_tree", treedef),
+            ("logging_record", record),
+            ("np_printoptions", printoptions),
+            ("ordered", ordered),
+            ("partitioned", partitioned),
+            ("static_args", static),
+        ]
+    )
+    _cb.debug_callback(run, *dynamic, name="print", shown=shown, primitive="debug_print")
 
 
 __all__ = [
     "callback",
     "debug_print",
+    "log",
     "inspect_array_sharding",
     "sharding_text",
     "visualize_array_sharding",

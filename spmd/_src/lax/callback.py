@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -73,9 +74,34 @@ class _Stacked:
         return f"{self.name}:{self.size}"
 
 
-def debug_callback(callback: Callable[..., Any], *args: Any, name: str = "callback") -> None:
-    """Call ``callback(*values)`` when the program runs (once per device inside maps)."""
-    debug_callback_p.bind(*args, callback=_Callback(callback, name), stacked=(), masked=False)
+class Shown:
+    """The parameters a callback equation prints in jaxprs: JAX's own for the same call (the
+    parameters it runs with are not shown, except maps' ``stacked``/``masked``)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Sequence[tuple[str, Any]]) -> None:
+        self.items = tuple(items)
+
+    # Compared by identity: one per traced call (its values need not be hashable).
+    def __repr__(self) -> str:
+        return f"Shown({dict(self.items)!r})"
+
+
+def debug_callback(
+    callback: Callable[..., Any],
+    *args: Any,
+    name: str = "callback",
+    shown: Shown | None = None,
+    primitive: str = "debug_callback",
+) -> None:
+    """Call ``callback(*values)`` when the program runs (once per device inside maps).
+    ``primitive``: the name the equation has ("debug_print" for debug.print, as in JAX)."""
+    p = debug_print_p if primitive == "debug_print" else debug_callback_p
+    params = dict(callback=_Callback(callback, name), stacked=(), masked=False)
+    if shown is not None:
+        params["shown"] = shown
+    p.bind(*args, **params)
 
 
 # A per-device bool: whether the code being traced runs on this device (a device whose branch
@@ -135,7 +161,7 @@ class _CallbackPrimitive(core.Primitive):
         return super().bind(*args, **params)
 
 
-def _impl(*args, callback: _Callback, stacked: tuple, masked: bool):
+def _impl(*args, callback: _Callback, stacked: tuple, masked: bool, shown=None):
     # Every argument carries all the stacked dimensions in front (the rule broadcasts); a mask
     # (the first argument when ``masked``) says which of them run.
     mask, args = (args[0], args[1:]) if masked else (None, args)
@@ -146,11 +172,11 @@ def _impl(*args, callback: _Callback, stacked: tuple, masked: bool):
     return []
 
 
-def _abstract_eval(*avals, callback, stacked, masked):
+def _abstract_eval(*avals, callback, stacked, masked, shown=None):
     return []
 
 
-def _vmap_rule(axis_data, vals, dims, *, callback, stacked, masked):
+def _vmap_rule(p, axis_data, vals, dims, *, callback, stacked, masked, **params):
     from spmd._src.lax.rules import bdim_to
 
     name = axis_data.name
@@ -161,20 +187,39 @@ def _vmap_rule(axis_data, vals, dims, *, callback, stacked, masked):
     moved = [bdim_to(v, d, k, axis_data.size) for v, d in zip(vals, dims)]
     here = _Stacked(name, axis_data.size, batching.names_bound_inside(axis_data))
     new_stacked = stacked[:k] + (here,) + stacked[k:]
-    debug_callback_p.bind(*moved, callback=callback, stacked=new_stacked, masked=masked)
+    p.bind(*moved, callback=callback, stacked=new_stacked, masked=masked, **params)
     return [], []
 
 
-debug_callback_p = _CallbackPrimitive("debug_callback", multiple_results=True, effectful=True)
-debug_callback_p.def_impl(_impl)
-debug_callback_p.def_abstract_eval(_abstract_eval)
-batching.primitive_batchers[debug_callback_p] = _vmap_rule
-batching.per_device_primitives.add(debug_callback_p)
-# Printed as before masks existed: ``masked`` only where a mask is there.
-core.pp_param_rules[debug_callback_p] = lambda params: [
-    (k, v) for k, v in sorted(params.items()) if k != "masked" or v
-]
-# A callback has no outputs: nothing to differentiate, it just sees the primal values.
-ad.primitive_jvps[debug_callback_p] = lambda primals, tangents, out, **params: []
+def _pp_params(params: dict) -> list:
+    # JAX's parameters where the call has them (``shown``), else the running ones; maps'
+    # ``stacked`` only when there are some, ``masked`` only where a mask is there.
+    shown = params.get("shown")
+    if shown is None:
+        out = [(k, v) for k, v in sorted(params.items()) if k not in ("masked", "stacked")]
+    else:
+        out = list(shown.items)
+    if params["stacked"] or shown is None:
+        out.append(("stacked", params["stacked"]))
+    if params["masked"]:
+        out.append(("masked", True))
+    return out
+
+
+def _callback_primitive(name: str) -> _CallbackPrimitive:
+    p = _CallbackPrimitive(name, multiple_results=True, effectful=True)
+    p.def_impl(_impl)
+    p.def_abstract_eval(_abstract_eval)
+    batching.primitive_batchers[p] = functools.partial(_vmap_rule, p)
+    batching.per_device_primitives.add(p)
+    core.pp_param_rules[p] = _pp_params
+    # A callback has no outputs: nothing to differentiate, it just sees the primal values.
+    ad.primitive_jvps[p] = lambda primals, tangents, out, **params: []
+    return p
+
+
+debug_callback_p = _callback_primitive("debug_callback")
+# debug.print's equations (a name of their own, as in JAX's jaxprs; the same rules).
+debug_print_p = _callback_primitive("debug_print")
 
 __all__ = ["debug_callback", "effects_where", "mask_rules", "rebind_masked"]

@@ -1,0 +1,100 @@
+"""``debug.print``, ``debug.log`` and ``debug.callback`` (spmd/_src/debugging.py): the jaxprs
+print as JAX 0.10's and the lines printed eagerly and under jit are JAX's, on the programs of
+tests/golden_gen/debug_print_gen.py; format errors raise JAX's classes when traced; NumPy's
+print options are those of the trace; debug.log makes a logging record at the caller's line."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import logging
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+
+_HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location(
+    "debug_print_gen", _HERE / "golden_gen" / "debug_print_gen.py"
+)
+gen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen)
+GOLDEN = json.loads((_HERE / "golden" / "debug_print.json").read_text())["cases"]
+
+
+def test_golden_cases_are_all_run():
+    assert sorted(GOLDEN) == sorted(gen.CASES)
+
+
+@pytest.mark.parametrize("name", sorted(gen.CASES))
+def test_matches_jax(name):
+    ns = types.SimpleNamespace(jax=spmd, jnp=jnp, np=np)
+    got, want = gen.run_case(ns, name, jnp.arange(3.0) / 3), dict(GOLDEN[name])
+    if name == "vmap_print":
+        # JAX unrolls a batched print into one equation per element; spmd keeps one equation
+        # that loops over the batch (``stacked``). What is printed is the same.
+        assert "stacked=(None:3,)" in got.pop("jaxpr")
+        want.pop("jaxpr")
+    assert got == want
+
+
+def test_print_options_are_those_of_the_trace():
+    f = spmd.jit(lambda x: spmd.debug.print("{}", x / 3))
+    with np.printoptions(precision=2):
+        f(jnp.arange(3.0))  # traced here
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        f(jnp.arange(3.0))
+    assert out.getvalue() == "[0.   0.33 0.67]\n"
+
+
+def test_format_errors_come_before_any_work():
+    ran = []
+    f = spmd.jit(lambda x: (ran.append(1), spmd.debug.print("{0} {1}", x))[1])
+    with pytest.raises(IndexError):
+        f(jnp.ones(2))
+    assert ran == [1]  # raised while tracing: nothing was printed
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="format string comes first"):
+        spmd.debug.print(None, 1)
+    with pytest.raises(TypeError, match="must be a str"):
+        spmd.debug.print(3)
+
+
+def test_skip_format_check():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(IndexError):
+        # The check is skipped: the error comes from the formatting itself, when it runs.
+        spmd.debug.print("{} {}", jnp.ones(1), skip_format_check=True)
+
+
+def test_log_records_at_the_callers_line(caplog):
+    def body(x):
+        spmd.debug.log("loss = {}", x.sum())
+
+    f = spmd.jit(body)
+    line = body.__code__.co_firstlineno + 1
+    with caplog.at_level(logging.INFO, logger="spmd._src.debugging"):
+        f(jnp.arange(4.0))
+        f(jnp.arange(4.0))
+    recs = [r for r in caplog.records if r.name == "spmd._src.debugging"]
+    assert [r.getMessage() for r in recs] == ["loss = 6.0", "loss = 6.0"]
+    assert all(r.levelno == logging.INFO and r.pathname == __file__ for r in recs)
+    assert all(r.lineno == line and r.funcName == "body" for r in recs)
+
+
+def test_log_two_call_form_and_level(caplog):
+    with caplog.at_level(logging.WARNING, logger="spmd._src.debugging"):
+        spmd.debug.log(ordered=True)("hidden {}", 1)
+    assert not [r for r in caplog.records if r.name == "spmd._src.debugging"]
+    with caplog.at_level(logging.INFO, logger="spmd._src.debugging"):
+        spmd.debug.log(ordered=True)("shown {}", 1)
+    assert [r.getMessage() for r in caplog.records] == ["shown 1"]
