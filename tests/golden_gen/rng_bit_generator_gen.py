@@ -81,6 +81,8 @@ def _cases() -> list[dict]:
             add("randint", impl=impl, seed=0, shape=[100], minval=0, maxval=10, typed=typed)
             add("randint", impl=impl, seed=5, shape=[30], minval=-7, maxval=300, typed=typed)
             add("split_vmap", impl=impl, seed=11, typed=typed)
+            add("fold_in_vmap", impl=impl, seed=14, typed=typed)
+            add("fold_in_vmap_data", impl=impl, seed=15, typed=typed)
             add("bits_vmap", impl=impl, seed=12, typed=typed)
             add("split_bits", impl=impl, seed=13, typed=typed)
         add("bits", impl=impl, seed=1, shape=[6], dtype="uint64", x64=True)
@@ -167,6 +169,10 @@ def call(jax, np, case: dict):
         out = random.randint(key, shape, case["minval"], case["maxval"])
     elif fn == "split_vmap":
         out = jax.vmap(lambda k: random.split(k, 3))(random.split(key, 4))
+    elif fn == "fold_in_vmap":  # keys batched, the message not
+        out = jax.vmap(lambda k: random.fold_in(k, 7))(random.split(key, 3))
+    elif fn == "fold_in_vmap_data":
+        out = jax.vmap(lambda d: random.fold_in(key, d))(jnp.arange(3))
     elif fn == "bits_vmap":
         out = jax.vmap(lambda k: random.bits(k, (5,)))(random.split(key, 3))
     elif fn == "split_bits":

@@ -404,6 +404,16 @@ def _random_fold_in_vmap(axis_data, vals, dims, **params):
     dk, dm = dims
     keys = _batch_to_front(keys, dk)
     msgs = _batch_to_front(msgs, dm)
+    if dm is None and keys.shape[-1] == 4:
+        from spmd._src.lax import rng_bit_generator as rbg
+
+        if rbg._rbg_impl(params.get("impl")) == "unsafe_rbg":
+            # unsafe_rbg XORs each key with bits drawn from the message alone: an unbatched
+            # message draws them once for all keys (as JAX), folded into a zero key here.
+            zero = _shape.full((*msgs.shape, 4), 0, _U32)
+            bits = random_fold_in_p.bind(zero, msgs, **params)
+            bits = _shape.broadcast_in_dim(bits, keys.shape, tuple(range(1, len(keys.shape))))
+            return _ew.bitwise_xor(keys, bits), 0
     if dk is None:
         keys = _shape.broadcast(keys, (axis_data.size,))
     if dm is None:
