@@ -1906,6 +1906,56 @@ for _src in (0, 3):
           ["float32", "int32"], [(4, (3,)), (4, ())], lambda n: [None],
           f" source={_src}")  # fmt: skip
 
+
+def _ragged_a2a_ref(op, out, io, ss, oo, rs, groups):
+    """Each sender's entry e (of s per member) goes to member e // s of its group, at the
+    sender's output_offsets[e]."""
+    res = np.array(out, copy=True)
+    for grp in groups or [list(range(op.shape[0]))]:
+        s = io.shape[1] // len(grp)
+        for src in grp:
+            for e in range(io.shape[1]):
+                dst, n = grp[e // s], int(ss[src, e])
+                res[dst, oo[src, e] : oo[src, e] + n] = op[src, io[src, e] : io[src, e] + n]
+    return res
+
+
+def _ragged_a2a_case(groups, ss):
+    """Offsets and receive sizes that agree with send sizes ``ss``: each sender's slices in
+    entry order with a gap of one row, each receiver's in sender order."""
+    ss = np.asarray(ss)
+    n_dev, k = ss.shape
+    io = np.cumsum(np.concatenate([np.zeros((n_dev, 1), int), ss[:, :-1] + 1], 1), 1)
+    oo, rs = np.zeros_like(ss), np.zeros_like(ss)
+    s = k // len(groups[0])
+    for grp in groups:
+        for q, dst in enumerate(grp):
+            at = 0
+            for p, src in enumerate(grp):
+                for t in range(s):
+                    oo[src, q * s + t], rs[dst, p * s + t] = at, ss[src, q * s + t]
+                    at += ss[src, q * s + t]
+    return io, ss, oo, rs, int((io + ss).max()), int((oo + ss).max()) + 1
+
+
+# Two devices (JAX's docstring example), and four in groups [0, 2], [3, 1] with two slices per
+# pair (sizes 0 included).
+_RAGGED = [
+    (None, [[0, 1], [0, 1]], [[1, 2], [1, 1]], [[0, 0], [1, 2]], [[1, 1], [2, 1]], 3, 4),
+    ([[0, 2], [3, 1]],
+     *_ragged_a2a_case([[0, 2], [3, 1]], [[1, 0, 2, 1], [0, 1, 1, 1], [2, 1, 0, 0], [1, 0, 1, 2]])),
+]  # fmt: skip
+for _dt in ("float32", "int32", "bool"):
+    for _g, _io, _ss, _oo, _rs, _n, _m in _RAGGED:
+        _k = len(_io)
+        _args = (gen(_dt, (_k, _n, 2), seed="ragged_op"), gen(_dt, (_k, _m, 2), seed="ragged_out"),
+                 *(np.asarray(a, np.int32) for a in (_io, _ss, _oo, _rs)))  # fmt: skip
+        add("ragged_all_to_all", Config(
+            f"{_dt} n={_k} groups={_g}",
+            lambda *a, g=_g: spmd.vmap(lambda *b: lax.ragged_all_to_all(
+                *b, axis_name="i", axis_index_groups=g), axis_name="i")(*a),
+            _args, lambda *a, g=_g: _ragged_a2a_ref(*a, g), _dt, native=True))  # fmt: skip
+
 for _ax, _tiled in [(0, False), (-1, True)]:
     _coll("all_gather_invariant",
           lambda y, g, a=_ax, t=_tiled: lax.all_gather(y, "i", axis=a, tiled=t, to="invarying"),
@@ -2047,3 +2097,10 @@ KNOWN_UNSWEPT["custom_linear_solve"] = (
     "takes its matvec, solve and transpose solve as jaxprs; its impl, vmap, jvp, transpose and "
     "jit rules are checked against JAX in tests/test_solves.py"
 )
+
+KNOWN_UNSWEPT.update({
+    "scaled_dot": "four operands (data and block scales) with shape constraints between them; "
+    "tested against JAX in tests/test_scaled_dot.py",
+    "create_token": "no operands, a token result (no values); tested in tests/test_tokens.py",
+    "after_all": "token operands and result (no values); tested in tests/test_tokens.py",
+})  # fmt: skip
