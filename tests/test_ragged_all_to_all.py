@@ -145,6 +145,17 @@ def test_goldens_cover_the_cases():
     assert [c["name"] for c in G["cases"]] == [c["name"] for c in gen.cases()]
 
 
+def test_docstring_runs():
+    import doctest
+
+    from spmd._src.lax.parallel import ragged
+
+    globs = {"jnp": jnp, "lax": lax, "spmd": spmd}
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(ragged, extraglobs=globs, optionflags=flags, verbose=False)
+    assert result.failed == 0 and result.attempted > 0
+
+
 def test_docstring_example():
     xs = [jnp.asarray(x) for x in gen.small_inputs()]
     got = spmd.vmap(_ragged("i"), axis_name="i")(*xs)
