@@ -304,3 +304,26 @@ case(
     error="ValueError",
     match=r"dot_general: precision .* got DotAlgorithmPreset.F32_F32_F32",
 )
+
+# ragged_dot takes the same algorithms (converted operands; the same CPU refusals).
+RL = _normal(9, (6, 5))
+RR = _normal(10, (2, 5, 3))
+RG = np.array([4, 2], np.int32)
+for _p in ("F16_F16_F16", "F64_F64_F64", "BF16_BF16_F32"):
+    case(
+        f"ragged_dot_{_p}",
+        lambda jnp, lax, p=_p: lambda a, b, g: lax.ragged_dot(a, b, g, precision=p),
+        RL,
+        RR,
+        RG,
+        jaxpr=_p == "F16_F16_F16",
+    )
+case(
+    "ragged_dot_cpu_refuses_TF32_TF32_F32",
+    lambda jnp, lax: lambda a, b, g: lax.ragged_dot(a, b, g, precision="TF32_TF32_F32"),
+    RL,
+    RR,
+    RG,
+    error="ValueError",
+    match=r"^The precision 'TF32_TF32_F32' is not supported by dot_general on CPU$",
+)

@@ -288,6 +288,20 @@ def algorithm_plan(lshape, rshape, ldt, rdt, dimension_numbers, algorithm, out_d
     return run
 
 
+def apply_algorithm(algorithm, lhs, rhs, out_dtype, contract, fn: str = "dot_general"):
+    """``contract(lhs, rhs, preferred)`` (a contraction kernel on NumPy values) with
+    ``algorithm``'s conversions around it: for kernels without ``dot_general``'s plan
+    (``ragged_dot_general``). A 16-bit accumulation is computed in float32 and rounded, as XLA's
+    CPU backend computes 16-bit contractions."""
+    from spmd._src.lax.dot import compute_dtype, to_result
+
+    check_cpu(algorithm, fn)
+    lt, rt, acc = compute_types(algorithm, lhs.dtype, rhs.dtype, out_dtype)
+    wide = compute_dtype(lt, acc) if acc.kind == "f" else acc
+    out = contract(to_result(lhs, lt), to_result(rhs, rt), wide)
+    return to_result(to_result(np.asarray(out), acc), np.dtype(out_dtype))
+
+
 __all__ = [
     "DotAlgorithm",
     "DotAlgorithmPreset",

@@ -25,6 +25,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching
+from spmd._src.lax import dot_algorithms
 from spmd._src.lax.dot import canonicalize_precision, canonicalize_preferred, contraction_dtype
 from spmd._src.lax.rules import defjvp
 
@@ -191,8 +192,14 @@ def _bounds(group_sizes: np.ndarray, m: int) -> list[tuple[int, int]]:
 
 
 def _ragged_dot_impl(lhs, rhs, group_sizes, *, ragged_dot_dimension_numbers,
-                     preferred_element_type, **_):  # fmt: skip
+                     preferred_element_type, precision=None, **_):  # fmt: skip
     dn = ragged_dot_dimension_numbers
+    if dot_algorithms.is_algorithm(precision):
+        # Operands converted to the algorithm's types, as dot_general's (dot_algorithms).
+        out = contraction_dtype("ragged_dot_general", lhs.dtype, rhs.dtype, preferred_element_type)
+        return dot_algorithms.apply_algorithm(precision, lhs, rhs, out, lambda a, b, acc: (
+            _ragged_dot_impl(a, b, group_sizes, ragged_dot_dimension_numbers=dn,
+                             preferred_element_type=acc)))  # fmt: skip
     form, lpos, rpos = _layout(lhs.ndim, rhs.ndim, dn, "ragged_dot_general")
     dt = contraction_dtype("ragged_dot_general", lhs.dtype, rhs.dtype, preferred_element_type)
     a = np.transpose(lhs, lpos).astype(dt, copy=False)  # [m, k]
