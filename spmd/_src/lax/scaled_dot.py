@@ -25,7 +25,9 @@ from spmd._src import core, dtypes
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import batching
 from spmd._src.lax.dot import _dot_general_impl, to_result
+from spmd._src.lax.elementwise.conversion import convert_element_type
 from spmd._src.lax.rules import bdim_at_front
+from spmd._src.lax.shape import broadcast_in_dim
 
 _BF16 = np.dtype(dtypes.bfloat16)
 
@@ -87,10 +89,11 @@ def scaled_dot(
 
 def _unit_scale(shape, contracting):
     # JAX's: bfloat16 ones (one scale over each whole contracting dimension) as float8_e8m0fnu.
-    import spmd.numpy as jnp
-
-    ones = jnp.ones([1 if d in contracting else n for d, n in enumerate(shape)], dtypes.bfloat16)
-    return ones.astype(dtypes.float8_e8m0fnu)
+    one = core.make_concrete(np.array(1.0, _BF16), False)
+    ones = broadcast_in_dim(
+        one, tuple(1 if d in contracting else n for d, n in enumerate(shape)), ()
+    )
+    return convert_element_type(ones, dtypes.float8_e8m0fnu)
 
 
 def _check_scale(side: str, shape, scale_shape, contracting) -> None:

@@ -49,9 +49,9 @@ def get_scaled_dot_general_config(mode, global_scale=None) -> BlockScaleConfig:
         )
     if mode == "nvfp4":
         if global_scale is None:
-            import spmd.numpy as jnp
+            from spmd._src.numpy.creation import ones
 
-            global_scale = jnp.ones((1,), np.float32)
+            global_scale = ones((1,), np.float32)
         return BlockScaleConfig(
             "nvfp4", 16, dtypes.float4_e2m1fn, dtypes.float8_e4m3fn, global_scale, False
         )
