@@ -160,6 +160,12 @@ case(
 case(
     "lbfgs_ftol", MIN(rosen, LBFGS, options={"ftol": 0.1}), np.array([-1.2, 1.0], f32), tol=ROSEN32
 )
+case(
+    "lbfgs_complex",
+    MIN(lambda jnp: lambda z: jnp.sum(jnp.abs(z - (1 + 2j)) ** 2) + 0.1 * jnp.sum(jnp.abs(z) ** 4),
+        LBFGS, options={"gtol": 1e-3}),
+    np.array([0.5 - 1j, 2.0], np.complex64),
+)  # fmt: skip
 case("lbfgs_maxcor2_x64", MIN(rosen, LBFGS, options={"maxcor": 2}),
      np.array([2.0, 2.0, -1.0, 0.5]), x64=True)  # fmt: skip
 

@@ -12,11 +12,13 @@ builtin exception class with a message naming the function and the argument.
 from __future__ import annotations
 
 import builtins
+import doctest
 import json
 import re
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cases_scipy_extra import CASES, flatten
 from golden_compare import compare_leaf, to_spmd
@@ -60,6 +62,22 @@ def _leaf_names(out, n: int) -> list[str]:
     return ["?"] * n
 
 
+def _compare_complex(want: dict, got, tol, where: str) -> list[str]:
+    a = np.asarray(got)
+    if (a.dtype.name, list(a.shape), got.weak_type) != (
+        want["dtype"],
+        want["shape"],
+        want["weak_type"],
+    ):
+        return [f"{where}: {a.dtype}{a.shape} weak={got.weak_type}, expected {want}"]
+    part_dtype = np.finfo(a.dtype).dtype.name
+    errs = []
+    for part, vals in ((np.real(a), want["values"]["real"]), (np.imag(a), want["values"]["imag"])):
+        rec = {**want, "dtype": part_dtype, "weak_type": None, "values": vals}
+        errs += compare_leaf(rec, part, tol, where)
+    return errs
+
+
 @pytest.mark.parametrize("case", RESULTS, ids=lambda c: c.name)
 def test_matches_jax(case, request):
     out = _run(case, request)
@@ -72,7 +90,10 @@ def test_matches_jax(case, request):
         tol = case.tol
         if name == "hess_inv":
             tol = {**(tol or {}), "float32": max(HESS_INV_TOL32, (tol or {}).get("float32", 0))}
-        errs += compare_leaf(want, got, tol, f"leaf {i} ({name})")
+        if isinstance(want["values"], dict):  # complex: real and imaginary parts apart
+            errs += _compare_complex(want, got, tol, f"leaf {i} ({name})")
+        else:
+            errs += compare_leaf(want, got, tol, f"leaf {i} ({name})")
     assert not errs, "\n".join(errs)
 
 
@@ -86,3 +107,15 @@ def test_errors_like_jax(case, request):
 
 def test_every_case_recorded():
     assert sorted(GOLDEN) == sorted(c.name for c in CASES)
+
+
+@pytest.mark.parametrize(
+    "name", ["spmd._src.scipy.optimize", "spmd._src.scipy.integrate", "spmd._src.scipy.ndimage"]
+)
+def test_docstring_examples(name):
+    import importlib
+
+    mod = importlib.import_module(name)
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(mod, extraglobs={"jnp": jnp}, optionflags=flags)
+    assert result.failed == 0 and result.attempted > 0

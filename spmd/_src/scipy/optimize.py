@@ -10,7 +10,7 @@ Both methods follow JAX 0.10.2's iteration exactly (its line search, in
 >>> from spmd.scipy.optimize import minimize
 >>> r = minimize(lambda x: jnp.sum((x - 2.0) ** 2), jnp.zeros(2), method="BFGS")
 >>> r.x, int(r.nit), bool(r.success)
-(Array([2., 2.], dtype=float32), 1, True)
+(Array([2., 2.], dtype=float32), 2, True)
 """
 
 from __future__ import annotations
