@@ -494,10 +494,10 @@ def _normal_real(k, shape, dtype):
     return lax.mul(_const(np.sqrt(2), dtype), _erf_inv(u))
 
 
-def _normal(k, shape, dtype):
+def _normal(k, shape, dtype, impl=None):
     if dtypes.issubdtype(dtype, np.complexfloating):
         real = np.dtype(np.float64 if dtype == np.complex128 else np.float32)
-        keys = rb.random_split(k, (2,))
+        keys = rb.random_split(k, (2,), impl)
         re = lax.convert_element_type(_normal_real(keys[0], shape, real), dtype)
         im = lax.convert_element_type(_normal_real(keys[1], shape, real), dtype)
         z = lax.add(re, lax.mul(_const(1j, dtype), im))
@@ -505,7 +505,7 @@ def _normal(k, shape, dtype):
     return _normal_real(k, shape, dtype)
 
 
-_normal_jit = jit(_normal, static_argnums=(1, 2))
+_normal_jit = jit(_normal, static_argnums=(1, 2, 3))
 
 
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -518,7 +518,7 @@ def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dt = _dtype_arg(dtype, float)
     if not dtypes.issubdtype(dt, np.inexact):
         raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, got {dt}")
-    return _normal_jit(k, _shape_arg(shape, "normal"), dt)
+    return _normal_jit(k, _shape_arg(shape, "normal"), dt, _rbg_impl(key))
 
 
 def _truncated_normal(k, lower, upper, shape, dtype):
@@ -725,19 +725,19 @@ def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
 # Permutations and choices
 
 
-def _shuffle(k, x, axis):
+def _shuffle(k, x, axis, impl=None):
     n = int(np.prod(np.shape(x)))
     # Sorting by fresh 32-bit keys, enough times that ties are unlikely (JAX's criterion).
     rounds = int(np.ceil(3 * np.log(max(1, n)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
-        keys = rb.random_split(k, (2,))
+        keys = rb.random_split(k, (2,), impl)
         k, sub = keys[0], keys[1]
         sort_keys = rb.random_bits(sub, 32, tuple(np.shape(x)))
         _, x = lax_sort.sort_key_val(sort_keys, x, axis)
     return x
 
 
-_shuffle_jit = jit(_shuffle, static_argnums=(2,))
+_shuffle_jit = jit(_shuffle, static_argnums=(2, 3))
 
 
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
@@ -747,6 +747,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     Array([0, 1, 4, 3, 2], dtype=int32)
     """
     k, _ = _check_key("permutation", key)
+    impl = _rbg_impl(key)
     if not (_is_arraylike(x) or isinstance(x, (int, float, complex, bool, list, tuple))):
         raise TypeError(f"permutation requires ndarray or scalar arguments, got {type(x)}")
     ndim = np.ndim(x)
@@ -755,11 +756,11 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
         if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
             raise TypeError("x must be an integer or at least 1-dimensional")
         r = _concrete_int(x, "argument x of jax.random.permutation()")
-        return _shuffle_jit(k, jnp.arange(r), axis)
+        return _shuffle_jit(k, jnp.arange(r), axis, impl)
     x = jnp.asarray(x)
     if independent or ndim == 1:
-        return _shuffle_jit(k, x, axis)
-    ind = _shuffle_jit(k, jnp.arange(x.shape[axis]), 0)
+        return _shuffle_jit(k, x, axis, impl)
+    ind = _shuffle_jit(k, jnp.arange(x.shape[axis]), 0, impl)
     return jnp_idx.take(x, ind, axis, unique_indices=True)
 
 
@@ -814,10 +815,10 @@ def choice(
         )
     if p is None:
         if replace:
-            ind = randint(k, shape, 0, n_inputs)
+            ind = randint(key, shape, 0, n_inputs)
             result = ind if arr.ndim == 0 else jnp_idx.take(arr, ind, axis)
         else:
-            perm = permutation(k, n_inputs if arr.ndim == 0 else arr, axis)
+            perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
             result = lax_shape.slice_in_dim(perm, 0, n_draws, axis=axis)
     else:
         p_arr = jnp.asarray(p)

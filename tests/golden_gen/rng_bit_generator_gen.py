@@ -93,6 +93,8 @@ def _cases() -> list[dict]:
         add("fold_in", impl=impl, seed=3, data=9, typed=True, default="threefry2x32")
         add("randint", impl=impl, seed=3, shape=[10], minval=0, maxval=100, typed=True,
             default="threefry2x32")  # fmt: skip
+        for fn in ("permutation", "choice", "choice_unique", "normal_complex"):
+            add(fn, impl=impl, seed=5, typed=True, default="threefry2x32")
     return c
 
 
@@ -167,6 +169,14 @@ def call(jax, np, case: dict):
         out = random.normal(key, shape, dtype=dtype)
     elif fn == "randint":
         out = random.randint(key, shape, case["minval"], case["maxval"])
+    elif fn == "permutation":
+        out = random.permutation(key, np.arange(12).reshape(3, 4), axis=1)
+    elif fn == "choice":
+        out = random.choice(key, 10, (3,))
+    elif fn == "choice_unique":
+        out = random.choice(key, 10, (3,), replace=False)
+    elif fn == "normal_complex":
+        out = random.normal(key, (3,), dtype=jnp.complex64)
     elif fn == "split_vmap":
         out = jax.vmap(lambda k: random.split(k, 3))(random.split(key, 4))
     elif fn == "fold_in_vmap":  # keys batched, the message not
