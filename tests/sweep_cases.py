@@ -2104,3 +2104,13 @@ KNOWN_UNSWEPT.update({
     "create_token": "no operands, a token result (no values); tested in tests/test_tokens.py",
     "after_all": "token operands and result (no values); tested in tests/test_tokens.py",
 })  # fmt: skip
+
+# ---------------------------------------------------------------------------------------------
+# XLA's bit generators (spmd._src.lax.rng_bit_generator)
+
+KNOWN_UNSWEPT.update({
+    "rng_bit_generator": "its vmap rule is JAX's, not per example (the first key makes every "
+    "example's bits); checked bit for bit against JAX goldens in tests/test_rng_bit_generator.py",
+    "rng_uniform": "stateful (each call draws new numbers), with no vmap or jvp rule as in JAX; "
+    "tested in tests/test_rng_bit_generator.py",
+})  # fmt: skip
