@@ -315,7 +315,9 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Any:
 
 def _rbg_impl(key: Any) -> str | None:
     """A typed rbg key's implementation, for the key primitives (None: threefry keys, whose
-    primitives need none, and legacy keys, read as ``jax_default_prng_impl``)."""
+    primitives need none, and legacy keys, read as ``jax_default_prng_impl``). Samplers that
+    split inside without taking it (those of random_more, random_gamma, random_counting) split
+    an rbg key by the default's implementation ('rbg' unless the default is 'unsafe_rbg')."""
     return key._impl if isinstance(key, PRNGKeyArray) and key._impl != _IMPL_NAME else None
 
 
