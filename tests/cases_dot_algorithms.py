@@ -327,3 +327,55 @@ case(
     error="ValueError",
     match=r"^The precision 'TF32_TF32_F32' is not supported by dot_general on CPU$",
 )
+
+
+# jax_default_matmul_precision stands in for precision=None (a preset name computes as the preset).
+def _with_default(name, body):
+    def make(jnp, lax):
+        def fn(*args):
+            with _jax(lax).default_matmul_precision(name):
+                return body(jnp, lax)(*args)
+
+        return fn
+
+    return make
+
+
+def _jax(lax):
+    import importlib
+
+    return importlib.import_module(lax.__name__.split(".")[0])
+
+
+case(
+    "default_matmul_precision_F16_F16_F16",
+    _with_default("F16_F16_F16", lambda jnp, lax: jnp.matmul),
+    A,
+    B,
+    jaxpr=True,
+)
+case(
+    "default_matmul_precision_highest",
+    _with_default("highest", lambda jnp, lax: lambda a, b: lax.dot(a, b)),
+    A,
+    B,
+    jaxpr=True,
+)
+case(
+    "default_matmul_precision_conv",
+    _with_default(
+        "bfloat16",
+        lambda jnp, lax: lambda x, w: lax.conv_general_dilated(x, w, (1,), "VALID"),
+    ),
+    _normal(11, (1, 2, 9)),
+    _normal(12, (3, 2, 2)),
+    jaxpr=True,
+)
+case(
+    "default_matmul_precision_tf32_refused",
+    _with_default("TF32_TF32_F32", lambda jnp, lax: jnp.dot),
+    A,
+    B,
+    error="ValueError",
+    match=r"^The precision 'TF32_TF32_F32' is not supported by dot_general on CPU$",
+)

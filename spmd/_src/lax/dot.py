@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import core, dtypes
+from spmd._src.config import config
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import dot_algorithms
@@ -29,6 +30,7 @@ from spmd._src.lax.elementwise.conversion import _convert_impl, convert_element_
 from spmd._src.lax.random_bits import fma32
 from spmd._src.lax.rules import defjvp
 from spmd._src.lax.shape import transpose
+from spmd._src.lax.sharding import _reshard_sharding
 from spmd._src.util import prod
 
 # ---------------------------------------------------------------------------------------------
@@ -91,7 +93,9 @@ def canonicalize_precision(precision: Any, fn: str = "dot_general") -> Any:
     """``None``, a pair of ``Precision`` (one for each operand), or a dot algorithm (a preset
     also by its exact name), as recorded in jaxprs."""
     if precision is None:
-        return None
+        # JAX's jax_default_matmul_precision stands in for a missing precision (and is recorded).
+        default = config.jax_default_matmul_precision
+        return None if default is None else canonicalize_precision(default, fn)
     if dot_algorithms.is_algorithm(precision):
         return precision
     if isinstance(precision, str) and precision in dot_algorithms.DotAlgorithmPreset.__members__:
@@ -242,10 +246,17 @@ def dot_general(
     >>> lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))).shape
     (2, 3, 5)
     """
+    dimension_numbers = canonicalize_dimension_numbers(dimension_numbers)
+    if out_sharding is not None:
+        # A NamedSharding whose axes are Explicit (JAX's ValueError otherwise): the result's
+        # sharding in types, which an ambiguous contraction needs.
+        (lc, _), (lb, _) = dimension_numbers
+        ndim = np.ndim(lhs) + np.ndim(rhs) - 2 * len(lc) - len(lb)
+        out_sharding = _reshard_sharding(out_sharding, ndim, "dot_general")
     return dot_general_p.bind(
         lhs,
         rhs,
-        dimension_numbers=canonicalize_dimension_numbers(dimension_numbers),
+        dimension_numbers=dimension_numbers,
         precision=canonicalize_precision(precision),
         preferred_element_type=canonicalize_preferred(preferred_element_type),
         out_sharding=out_sharding,
@@ -593,7 +604,8 @@ def _dot_general_pp(params: dict) -> list[tuple[str, Any]]:
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     dn = f"(({_pp_dims(lc)}, {_pp_dims(rc)}), ({_pp_dims(lb)}, {_pp_dims(rb)}))"
     out: list[tuple[str, Any]] = [("dimension_numbers", dn)]
-    for k in ("out_sharding", "precision", "preferred_element_type"):
+    # (JAX does not print out_sharding: the result's type shows it.)
+    for k in ("precision", "preferred_element_type"):
         if params.get(k) is not None:
             out.append((k, params[k]))
     return out
@@ -729,6 +741,8 @@ def _dot_general_sharding(specs, avals, *, dimension_numbers, **params):
     # on the golden sweeps: it prefers the sharding of the operand with more elements.
     # Contracting factors keep the axes they win (their partial sums are reduced over them)
     # but do not appear in the result.
+    if params.get("out_sharding") is not None:
+        return _out_sharding_spec(params["out_sharding"], avals, dimension_numbers)
     (lc, rc), (lb, rb) = dimension_numbers
     ls, rs, lfree, rfree = _dot_general_factors(specs, avals, dimension_numbers)
     merge = sharding_rules.merge_entries
@@ -749,9 +763,16 @@ def _dot_general_sharding(specs, avals, *, dimension_numbers, **params):
     return tuple(out[: nb + nl + nr])
 
 
+def _out_sharding_spec(out_sharding, avals, dimension_numbers) -> tuple:
+    (lc, _), (lb, _) = dimension_numbers
+    return out_sharding.spec._normalized(avals[0].ndim + avals[1].ndim - 2 * len(lc) - len(lb))
+
+
 def _dot_general_sharding_explicit(specs, avals, *, dimension_numbers, **params):
     # Sharding in types: batch dimensions agree, contracting dimensions are unsharded on at
     # least one side (otherwise the result's sharding is ambiguous: out_sharding= decides).
+    if params.get("out_sharding") is not None:
+        return _out_sharding_spec(params["out_sharding"], avals, dimension_numbers)
     (lc, rc), (lb, rb) = dimension_numbers
     ls, rs, lfree, rfree = _dot_general_factors(specs, avals, dimension_numbers)
     lbs, rbs = tuple(ls[i] for i in lb), tuple(rs[i] for i in rb)
