@@ -23,12 +23,12 @@ from spmd._src.lax.misc_ops import *  # noqa: F401,F403
 from spmd._src.lax.parallel import *  # noqa: F401,F403
 from spmd._src.lax.ragged_dot import *  # noqa: F401,F403
 from spmd._src.lax.reductions import *  # noqa: F401,F403
-from spmd._src.lax.scaled_dot import *  # noqa: F401,F403
 from spmd._src.lax.rng_bit_generator import *  # noqa: F401,F403
+from spmd._src.lax.scaled_dot import *  # noqa: F401,F403
 from spmd._src.lax.shape import *  # noqa: F401,F403
 from spmd._src.lax.sharding import *  # noqa: F401,F403
 from spmd._src.lax.sorting import *  # noqa: F401,F403
-from spmd._src.lax.tokens import *  # noqa: F401,F403
 from spmd._src.lax.special import *  # noqa: F401,F403
+from spmd._src.lax.tokens import *  # noqa: F401,F403
 from spmd._src.lax.windowed_reductions import *  # noqa: F401,F403
 from spmd.lax import linalg  # noqa: E402,F401  (jax.lax.linalg after a bare import)
