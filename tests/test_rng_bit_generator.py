@@ -245,16 +245,31 @@ def test_uint64_key_data_without_x64_is_uint32():
     )
 
 
-def test_error_threefry_key_data_for_rbg():
+def test_error_key_data_of_no_width_under_rbg():
     old = spmd.config.jax_default_prng_impl
     spmd.config.update("jax_default_prng_impl", "rbg")
     try:
         with pytest.raises(
             TypeError, match=r"impl rbg: expected key_data.shape to end with \(4,\)"
         ):
-            random.split(np.zeros(2, np.uint32))
+            random.split(np.zeros(3, np.uint32))
     finally:
         spmd.config.update("jax_default_prng_impl", old)
+
+
+def test_error_poisson_with_rbg_keys():
+    # JAX's class and message.
+    with pytest.raises(NotImplementedError, match="threefry2x32 RNG, not rbg"):
+        random.poisson(random.key(0, impl="rbg"), 3.0, (4,))
+
+
+def test_error_gamma_family_with_rbg_keys():
+    # JAX draws these in a vmapped rejection loop (the first key feeding every lane); spmd
+    # refuses rather than give other numbers.
+    k = random.key(0, impl="unsafe_rbg")
+    for f in (lambda: random.gamma(k, 2.5, (3,)), lambda: random.beta(k, 2.0, 3.0, (3,))):
+        with pytest.raises(NotImplementedError, match="Gamma-family samplers .* rbg keys"):
+            f()
 
 
 def test_error_wrap_key_data_width():

@@ -39,7 +39,7 @@ from spmd._src.random import (
     uniform,
 )
 from spmd._src.random_gamma import _opt_shape
-from spmd._src.random_keys import _check_key
+from spmd._src.random_keys import _check_key, key_impl_of
 
 _F32 = np.float32
 _F64 = np.float64
@@ -213,6 +213,10 @@ def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any =
     """Poisson(lam) counts (int32 by default): Knuth's method for lam < 10, Hormann's
     transformed rejection above."""
     k, _ = _check_key("poisson", key)
+    if key_impl_of(key) != "threefry2x32":
+        raise NotImplementedError(
+            f"`poisson` is only implemented for the threefry2x32 RNG, not {key_impl_of(key)}"
+        )
     dt = dtypes.canonicalize_dtype(dtypes.dtype(int if dtype is None else dtype))
     if not dtypes.issubdtype(dt, np.integer):
         raise ValueError(f"dtype argument to `poisson` must be an integer dtype, got {dt}")

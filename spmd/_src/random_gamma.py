@@ -318,6 +318,13 @@ def _random_gamma_impl(keys, a, *recip, log_space):
 
 def _random_gamma_abstract_eval(keys, a, *recip, log_space):
     rb._check_keys("random_gamma", keys)
+    if keys.shape[-1] == 4:
+        # JAX draws rbg bits inside a vmapped rejection loop (the first key's generator feeds
+        # every lane, finished ones too); spmd's loop draws for the live lanes only.
+        raise NotImplementedError(
+            "random_gamma: Gamma-family samplers (gamma, loggamma, beta, dirichlet, chisquare, "
+            "f, t) with rbg keys are not implemented in spmd"
+        )
     if not dtypes.issubdtype(a.dtype, np.floating):
         raise TypeError(f"random_gamma: a must have a float dtype, got {a.dtype.name}")
     batch = tuple(keys.shape[:-1])

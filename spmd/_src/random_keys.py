@@ -229,10 +229,13 @@ def _invalid_key(name: str, what: str, impl: str) -> TypeError:
 
 def _key_data_of(name: str, key: Any, impl: str | None = None) -> tuple[Any, Any]:
     """(key data ``uint32[..., w]``, the key array class if ``key`` was a typed key array, else
-    False). Legacy key data is checked against ``impl`` (default: ``jax_default_prng_impl``)."""
+    False). Legacy key data is checked against ``impl``; without one, against either width:
+    the samplers pass a typed key's data on to others (subkeys), whatever the default (where
+    JAX raises for legacy data of the other width)."""
     if isinstance(key, PRNGKeyArray):
         return key._base, type(key)
-    impl = impl or default_impl()
+    if impl is None:
+        impl = _raw_impl(key)
     if not _is_arraylike(key):
         raise _invalid_key(
             name, f"expected key_data to have ndim, shape, and dtype attributes; got {key!r}", impl
@@ -247,9 +250,21 @@ def _key_data_of(name: str, key: Any, impl: str | None = None) -> tuple[Any, Any
     return key, False
 
 
+def _raw_impl(data: Any) -> str:
+    """The implementation legacy key data is read with: the default's, or the one of the other
+    width (rbg keys are 'rbg' unless the default is 'unsafe_rbg')."""
+    impl = default_impl()
+    width = tuple(getattr(data, "shape", ()))[-1:]
+    if width == (2,):
+        return _IMPL_NAME
+    if width == (4,) and IMPLS[impl][1] != 4:
+        return "rbg"
+    return impl
+
+
 def key_impl_of(key: Any) -> str:
-    """The implementation of a key (typed: its own; legacy: the default)."""
-    return key._impl if isinstance(key, PRNGKeyArray) else default_impl()
+    """The implementation of a key (typed: its own; legacy: see ``_raw_impl``)."""
+    return key._impl if isinstance(key, PRNGKeyArray) else _raw_impl(key)
 
 
 def _check_key(name: str, key: Any, allow_batched: bool = False) -> tuple[Any, bool]:

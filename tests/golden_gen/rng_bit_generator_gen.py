@@ -29,6 +29,21 @@ KEYS = (
 SHAPES = ([], [1], [5], [8], [2, 3], [3, 5], [7, 1, 3], [4, 6], [0], [3, 0, 2])
 
 
+SAMPLERS = {
+    "bernoulli": lambda r, jnp, k: r.bernoulli(k, 0.5, (6,)),
+    "exponential": lambda r, jnp, k: r.exponential(k, (5,)),
+    "gumbel": lambda r, jnp, k: r.gumbel(k, (5,)),
+    "laplace": lambda r, jnp, k: r.laplace(k, (5,)),
+    "truncated_normal": lambda r, jnp, k: r.truncated_normal(k, -1.0, 1.0, (5,)),
+    "categorical": lambda r, jnp, k: r.categorical(k, jnp.zeros(5), shape=(6,)),
+    "binomial": lambda r, jnp, k: r.binomial(k, 10, 0.3, (6,)),
+    "multinomial": lambda r, jnp, k: r.multinomial(k, 10, jnp.array([0.2, 0.3, 0.5])),
+    "cauchy": lambda r, jnp, k: r.cauchy(k, (5,)),
+    "maxwell": lambda r, jnp, k: r.maxwell(k, (5,)),
+    "rademacher": lambda r, jnp, k: r.rademacher(k, (6,)),
+}
+
+
 def _cases() -> list[dict]:
     c: list[dict] = []
 
@@ -95,6 +110,13 @@ def _cases() -> list[dict]:
             default="threefry2x32")  # fmt: skip
         for fn in ("permutation", "choice", "choice_unique", "normal_complex"):
             add(fn, impl=impl, seed=5, typed=True, default="threefry2x32")
+        # The other samplers that take rbg keys (the Gamma family and poisson do not).
+        for name in SAMPLERS:
+            add("sampler", name=name, impl=impl, seed=7, typed=False)
+            # binomial and multinomial split inside by the default implementation: a typed
+            # unsafe_rbg key under another default is not split as in JAX.
+            if impl == "rbg" or name not in ("binomial", "multinomial"):
+                add("sampler", name=name, impl=impl, seed=6, typed=True, default="threefry2x32")
     return c
 
 
@@ -177,6 +199,8 @@ def call(jax, np, case: dict):
         out = random.choice(key, 10, (3,), replace=False)
     elif fn == "normal_complex":
         out = random.normal(key, (3,), dtype=jnp.complex64)
+    elif fn == "sampler":
+        out = SAMPLERS[case["name"]](random, jnp, key)
     elif fn == "split_vmap":
         out = jax.vmap(lambda k: random.split(k, 3))(random.split(key, 4))
     elif fn == "fold_in_vmap":  # keys batched, the message not
