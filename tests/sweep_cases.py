@@ -60,6 +60,12 @@ KNOWN_UNSWEPT: dict[str, str] = {
     "sharding_constraint": "the identity on values; its effect (a sharding) is tested in "
     "tests/test_sharding.py",
     "debug_callback": "effectful, with no outputs to compare; tested in tests/test_debugging.py",
+    "debug_print": "debug.print's debug_callback under JAX's name (the same rules); tested in "
+    "tests/test_debug_print.py",
+    "reshard": "sharding_constraint under JAX's name for reshard (the same rules); tested in "
+    "tests/test_sharding_in_types.py",
+    "inspect_sharding": "no outputs, computes nothing: its callback hears a sharding; tested in "
+    "tests/test_inspect_sharding.py",
     "pure_callback": "runs a user's Python function (its vmap rule needs a vmap_method, its jvp "
     "raises, as in JAX); tested in tests/test_api_more.py",
     "io_callback": "runs a user's Python function for its effects (kept by dead-code elimination, "

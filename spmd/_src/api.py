@@ -372,7 +372,7 @@ class JitWrapped:
             return out_leaves
 
         debug = pe.DebugInfo("jit", self.__name__, paths)
-        closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug)
+        closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug, _type_shardings(leaves))
         _check_explicit(closed, leaves)
         return _CacheEntry(closed, out_tree_box[0], treedef)
 
@@ -669,6 +669,21 @@ class JitWrapped:
         return f"<jitted function {self.__name__}>"
 
 
+def _type_shardings(leaves) -> list | None:
+    """The shardings in the arguments' types (Explicit mesh axes): an Array's, or a traced
+    value's type; None when no argument has one (the common case: nothing to type)."""
+    out = None
+    for i, x in enumerate(leaves):
+        if type(x) is Array:
+            s = sharding_rules.explicit_or_none(x._sharding)
+        else:
+            s = getattr(getattr(x, "_var", None), "sharding", None)
+        if s is not None:
+            out = out or [None] * len(leaves)
+            out[i] = s
+    return out
+
+
 def _check_explicit(closed: ClosedJaxpr, leaves) -> None:
     """On Explicit mesh axes shardings are part of the types, so JAX raises a sharding error
     (an ambiguous contraction...) when tracing; run the propagation now to do the same."""
@@ -837,9 +852,8 @@ def make_jaxpr(
         prev = core.trace_ctx.axis_env
         core.trace_ctx.axis_env = prev + env
         try:
-            closed = pe.trace_to_jaxpr(
-                flat_fun, avals, pe.DebugInfo("make_jaxpr", _fun_name(fun), paths)
-            )
+            debug = pe.DebugInfo("make_jaxpr", _fun_name(fun), paths)
+            closed = pe.trace_to_jaxpr(flat_fun, avals, debug, _type_shardings(leaves))
         finally:
             core.trace_ctx.axis_env = prev
         _check_explicit(closed, leaves)

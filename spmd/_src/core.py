@@ -423,11 +423,14 @@ def concrete_or_error(force: Callable | None, val: Any, context: str = "") -> An
 class Var:
     """A variable of a jaxpr; identity is the object itself (names are given when printing)."""
 
-    __slots__ = ("aval", "suffix")
+    # ``sharding``: on meshes with Explicit axes, the sharding in the variable's type (set
+    # while tracing, printed ``f32[8@x,4]``); None otherwise.
+    __slots__ = ("aval", "suffix", "sharding")
 
-    def __init__(self, aval: ShapedArray, suffix: str = "") -> None:
+    def __init__(self, aval: ShapedArray, suffix: str = "", sharding: Any = None) -> None:
         self.aval = aval
         self.suffix = suffix
+        self.sharding = sharding
 
     def __repr__(self) -> str:
         return f"Var(id={id(self)}):{self.aval.str_short()}"

@@ -38,7 +38,26 @@ def pp_var(v: Atom, ctx: PPContext, print_shape: bool = True) -> str:
     if type(v) is Literal:
         return repr(v)
     s = ctx.name(v)
-    return f"{s}:{v.aval.str_short()}" if print_shape else s
+    if not print_shape:
+        return s
+    sh = v.sharding
+    if sh is None:
+        return f"{s}:{v.aval.str_short()}"
+    return f"{s}:{_typed_str(v.aval, sh)}"
+
+
+def _typed_str(aval: Any, sharding: Any) -> str:
+    # ``f32[8@x,4]``: the dimensions Explicit mesh axes shard carry them (as JAX prints).
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    dims = [str(d) for d in aval.shape]
+    for i, e in enumerate(sharding.spec._normalized(len(aval.shape))):
+        entry = e if isinstance(e, tuple) else (() if e is None else (e,))
+        axes = [a for a in entry if types.get(a).name == "Explicit"]
+        if axes:
+            dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
+    return aval.str_short().replace(
+        f"[{','.join(str(d) for d in aval.shape)}]", f"[{','.join(dims)}]", 1
+    )
 
 
 def pp_vars(vs: Sequence[Atom], ctx: PPContext, separator: str = "", shapes=True) -> pp.Doc:

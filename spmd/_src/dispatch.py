@@ -121,7 +121,12 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     # Result shardings are decided before the kernel runs: a sharding error (an ambiguous
     # contraction on an Explicit mesh) comes before any work.
     out_s = None
-    if sharded or prim in sharding_rules.sets_sharding or prim in sharding_rules.observers:
+    if (
+        sharded
+        or prim in sharding_rules.sets_sharding
+        or prim in sharding_rules.observers
+        or params.get("out_sharding") is not None
+    ):
         shardings = [x._sharding if type(x) is Array else None for x in args]
         avals = [ShapedArray(*s) for s in sig]
         out_s = sharding_rules.propagate(prim, shardings, avals, params)

@@ -222,7 +222,10 @@ class TypeOf:
 def typeof(x: Any) -> TypeOf:
     """The type of ``x`` with its sharding (``float32[4@x,8@y]``)."""
     aval = core.get_aval(x)
-    return TypeOf(aval, x.sharding if isinstance(x, Array) else None)
+    if isinstance(x, Array):
+        return TypeOf(aval, x.sharding)
+    # A traced value: the sharding in its type, on meshes with Explicit axes.
+    return TypeOf(aval, getattr(getattr(x, "_var", None), "sharding", None))
 
 
 __all__ = [

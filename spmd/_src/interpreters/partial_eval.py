@@ -19,6 +19,7 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Tracer, Var
+from spmd._src.interpreters import sharding_rules
 
 # Rules for primitives that need more than abstract evaluation when traced (none yet: higher-
 # order primitives whose params hold jaxprs are recorded like any other equation).
@@ -83,8 +84,8 @@ class JaxprTrace(core.Trace):
         self.debug_info = debug_info
         self.producer: dict[int, JaxprEqn] = {}  # id(outvar) -> eqn, for provenance messages
 
-    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
-        v = Var(aval)
+    def new_arg(self, aval: ShapedArray, sharding: Any = None) -> JaxprTracer:
+        v = Var(aval, sharding=sharding)
         self.invars.append(v)
         return JaxprTracer(self, aval, v)
 
@@ -130,6 +131,11 @@ class JaxprTrace(core.Trace):
         outs = out if prim.multiple_results else [out]
         outvars = [Var(a) for a in outs]
         eqn = JaxprEqn(atoms, outvars, prim, params)
+        if any(type(a) is Var and a.sharding is not None for a in atoms):
+            # Sharding in types (Explicit mesh axes): results are typed as they are made.
+            ins = [a.sharding if type(a) is Var else None for a in atoms]
+            for v, sh in zip(outvars, sharding_rules.explicit_types(eqn, ins)):
+                v.sharding = sh
         self.eqns.append(eqn)
         for v in outvars:
             self.producer[id(v)] = eqn
@@ -194,10 +200,13 @@ def trace_to_jaxpr(
     fun: Callable[..., Sequence[Any]],
     in_avals: Sequence[ShapedArray],
     debug_info: DebugInfo | None = None,
+    in_shardings: Sequence[Any] | None = None,
 ) -> ClosedJaxpr:
-    """Trace ``fun`` (flat list of args -> flat list of outputs) to a closed jaxpr."""
+    """Trace ``fun`` (flat list of args -> flat list of outputs) to a closed jaxpr.
+    ``in_shardings``: the arguments' shardings in types (Explicit mesh axes), if any."""
     trace = JaxprTrace(debug_info)
-    args = [trace.new_arg(a) for a in in_avals]
+    shs = in_shardings if in_shardings is not None else [None] * len(in_avals)
+    args = [trace.new_arg(a, s) for a, s in zip(in_avals, shs)]
     with core.set_current_trace(trace):
         outs = fun(*args)
     return trace.to_jaxpr(outs)

@@ -347,6 +347,7 @@ def _sharding_constraint(p, ctx, vals, sts, params):
 
 
 partition_rules["sharding_constraint"] = _sharding_constraint
+partition_rules["reshard"] = _sharding_constraint
 
 
 def _copy(p, ctx, vals, sts, params):

@@ -153,6 +153,10 @@ def propagate(
     operand has a NamedSharding: the default placement)."""
     if prim in observers:
         return _observe(prim, shardings, avals, params)
+    given = params.get("out_sharding")
+    if isinstance(given, NamedSharding) and not prim.multiple_results:
+        if not any(isinstance(s, NamedSharding) for s in shardings):
+            return given  # asked for (a contraction's out_sharding=): placed so
     if prim in sets_sharding:
         specs = None
         named = [s for s in shardings if isinstance(s, NamedSharding)]
@@ -493,22 +497,48 @@ def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> di
         return None if type(a) is core.Literal else env.get(id(a))
 
     for eqn in jaxpr.eqns:
-        ins = [read(a) for a in eqn.invars]
-        inner = call_jaxpr_of(eqn)
-        if inner is not None:
-            outs = propagate_jaxpr(inner, ins, _top=False)
-        elif eqn.primitive in observers:
-            outs = _observe(eqn.primitive, ins, [a.aval for a in eqn.invars], eqn.params)
-        elif any(isinstance(s, NamedSharding) for s in ins) or eqn.primitive in sets_sharding:
-            avals = [a.aval for a in eqn.invars]
-            outs = propagate(eqn.primitive, ins, avals, eqn.params)
-            if not eqn.primitive.multiple_results:
-                outs = [outs]
-        else:
-            outs = [None] * len(eqn.outvars)
+        outs = eqn_out_shardings(eqn, [read(a) for a in eqn.invars])
         for v, s in zip(eqn.outvars, outs):
             env[id(v)] = pinned.get(id(v), s)
     return env
+
+
+def eqn_out_shardings(eqn: core.JaxprEqn, ins: list) -> list:
+    """The shardings of ``eqn``'s results for operands sharded as ``ins`` (None: unplaced)."""
+    inner = call_jaxpr_of(eqn)
+    if inner is not None:
+        return propagate_jaxpr(inner, ins, _top=False)
+    if eqn.primitive in observers:
+        return _observe(eqn.primitive, ins, [a.aval for a in eqn.invars], eqn.params)
+    if any(isinstance(s, NamedSharding) for s in ins) or sets_sharding_here(eqn):
+        outs = propagate(eqn.primitive, ins, [a.aval for a in eqn.invars], eqn.params)
+        return outs if eqn.primitive.multiple_results else [outs]
+    return [None] * len(eqn.outvars)
+
+
+def sets_sharding_here(eqn: core.JaxprEqn) -> bool:
+    """Whether ``eqn`` places its result itself: a constraint, or a primitive given an
+    ``out_sharding``."""
+    return eqn.primitive in sets_sharding or isinstance(
+        eqn.params.get("out_sharding"), NamedSharding
+    )
+
+
+def explicit_types(eqn: core.JaxprEqn, ins: list) -> list:
+    """Sharding in types while tracing: the shardings ``eqn``'s results have in their types
+    (None where no Explicit mesh axis shards them), for operands typed ``ins``. Raises
+    ShardingTypeError where JAX's tracing does. Observers do not run: this is typing."""
+    token = _observed.set(_TYPE_CHECK)
+    try:
+        outs = eqn_out_shardings(eqn, ins)
+    finally:
+        _observed.reset(token)
+    return [explicit_or_none(s) for s in outs]
+
+
+def explicit_or_none(s: Any) -> Any:
+    """``s`` if it is a NamedSharding on a mesh with Explicit axes (a sharding in a type)."""
+    return s if isinstance(s, NamedSharding) and _is_explicit(s.mesh) else None
 
 
 def _observe(prim: core.Primitive, shardings, avals, params) -> list:
@@ -546,19 +576,22 @@ def backward_same(want, in_avals, out_aval, **params) -> list:
     return [tuple(want) if a.ndim == out_aval.ndim else None for a in in_avals]
 
 
+_CONSTRAINTS = ("sharding_constraint", "reshard")
+
+
 def _backward_from_constraints(jaxpr: core.Jaxpr, env: dict, in_shardings) -> dict:
     """Shardings that constraints pull back onto the values they constrain (exactly) and, by
     each primitive's backward rule, onto the values those are computed from (on dimensions
     their own sharding leaves free). Arguments that come placed keep their shardings; unplaced
     ones (NumPy arrays, uncommitted values: JAX lets the compiler choose) take what the
     constraints pull back, which then flows forward to the argument's other uses."""
-    if not any(e.primitive.name == "sharding_constraint" for e in jaxpr.eqns):
+    if not any(e.primitive.name in _CONSTRAINTS for e in jaxpr.eqns):
         return {}
     args = {id(v) for v, s in zip(jaxpr.invars, in_shardings) if s is not None}
     wanted: dict[int, Any] = {}
     for eqn in reversed(jaxpr.eqns):
         prim = eqn.primitive
-        if prim.name == "sharding_constraint":
+        if prim.name in _CONSTRAINTS:
             a, out = eqn.invars[0], env.get(id(eqn.outvars[0]))
             if type(a) is not core.Literal and id(a) not in args and isinstance(out, NamedSharding):
                 wanted[id(a)] = out
@@ -623,7 +656,7 @@ def has_constraints(jaxpr: core.Jaxpr) -> bool:
     """Whether propagation must run even for unsharded arguments: a constraint sets a
     sharding, an observer wants to hear one."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive in sets_sharding or eqn.primitive in observers:
+        if sets_sharding_here(eqn) or eqn.primitive in observers:
             return True
         inner = call_jaxpr_of(eqn)
         if inner is not None and has_constraints(inner):
@@ -652,6 +685,9 @@ __all__ = [
     "merge_with_source",
     "propagate",
     "propagate_jaxpr",
+    "eqn_out_shardings",
+    "explicit_types",
+    "explicit_or_none",
     "recover_input_sharding",
     "reduction_rule",
     "replicated_rule",

@@ -10,6 +10,7 @@ P('x',)
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -158,14 +159,15 @@ def reshard(x: Any, shardings: Any) -> Any:
     in types). Non-dividing dimensions raise, as in JAX."""
     leaves, treedef = tu.tree_flatten(x)
     targets = prefix_targets(shardings, x, "reshard shardings")
-    outs = [apply_out_sharding(leaf, t, "reshard") for leaf, t in zip(leaves, targets)]
+    outs = [apply_out_sharding(leaf, t, "reshard", reshard_p) for leaf, t in zip(leaves, targets)]
     return tu.tree_unflatten(treedef, outs)
 
 
-def apply_out_sharding(x: Any, sharding: Any, name: str) -> Any:
+def apply_out_sharding(x: Any, sharding: Any, name: str, prim: Any = None) -> Any:
     """``x`` moved to ``sharding`` (a Sharding, or a PartitionSpec of the context mesh), as
     ``reshard`` and the ``out_sharding=`` of jnp functions do: the axes it names must be
-    Explicit (or Auto by spmd's default), and the dimensions they split must divide."""
+    Explicit (or Auto by spmd's default), and the dimensions they split must divide.
+    ``prim``: the primitive to bind (``reshard_p`` for reshard: JAX's jaxprs name it)."""
     if sharding is None:
         return x
     s = _reshard_sharding(sharding, _aval_of(x).ndim, name)
@@ -175,11 +177,11 @@ def apply_out_sharding(x: Any, sharding: Any, name: str) -> Any:
         bad = uneven_dims(s, shape)
         if bad and config.spmd_uneven != "pad":
             raise IndivisibleError(f"{name}: {uneven_message(s, shape, bad)}")
-    return sharding_constraint(x, s)
+    return sharding_constraint(x, s, prim or sharding_constraint_p)
 
 
-def sharding_constraint(x: Any, sharding: Sharding) -> Any:
-    return sharding_constraint_p.bind(
+def sharding_constraint(x: Any, sharding: Sharding, prim: Any = None) -> Any:
+    return (prim or sharding_constraint_p).bind(
         x, sharding=sharding, layout=None, unconstrained_dims=frozenset()
     )
 
@@ -190,15 +192,13 @@ def _abstract_eval(x: ShapedArray, *, sharding, layout, unconstrained_dims):
     return x
 
 
-def _vmap_rule(axis_data, vals, dims, *, sharding, layout, unconstrained_dims):
+def _vmap_rule(p, axis_data, vals, dims, *, sharding, layout, unconstrained_dims):
     (x,), (d,) = vals, dims
     if isinstance(sharding, NamedSharding):
         spec = list(sharding.spec._normalized(x.ndim - 1))
         spec.insert(d, axis_data.spmd_name)
         sharding = NamedSharding(sharding.mesh, P(*spec), memory_kind=sharding.memory_kind)
-    return sharding_constraint_p.bind(
-        x, sharding=sharding, layout=layout, unconstrained_dims=unconstrained_dims
-    ), d
+    return p.bind(x, sharding=sharding, layout=layout, unconstrained_dims=unconstrained_dims), d
 
 
 def _sharding_rule(specs, avals, *, sharding, layout, unconstrained_dims):
@@ -216,17 +216,24 @@ def _sharding_rule(specs, avals, *, sharding, layout, unconstrained_dims):
     return sharding
 
 
-sharding_constraint_p = core.Primitive("sharding_constraint")
-sharding_constraint_p.def_impl(lambda x, **_: x)
-sharding_constraint_p.def_abstract_eval(_abstract_eval)
-batching.primitive_batchers[sharding_constraint_p] = _vmap_rule
-ad.primitive_jvps[sharding_constraint_p] = lambda primals, tangents, out, **params: (
-    sharding_constraint_p.bind(ad.instantiate(tangents[0]), **params)
-)
-ad.primitive_transposes[sharding_constraint_p] = lambda ct, x, **params: [
-    sharding_constraint_p.bind(ct, **params)
-]
-sharding_rules.sharding_rules[sharding_constraint_p] = _sharding_rule
-sharding_rules.sets_sharding.add(sharding_constraint_p)
+def _constraint_primitive(name: str) -> core.Primitive:
+    p = core.Primitive(name)
+    p.def_impl(lambda x, **_: x)
+    p.def_abstract_eval(_abstract_eval)
+    batching.primitive_batchers[p] = functools.partial(_vmap_rule, p)
+    ad.primitive_jvps[p] = lambda primals, tangents, out, **params: p.bind(
+        ad.instantiate(tangents[0]), **params
+    )
+    ad.primitive_transposes[p] = lambda ct, x, **params: [p.bind(ct, **params)]
+    sharding_rules.sharding_rules[p] = _sharding_rule
+    sharding_rules.sets_sharding.add(p)
+    return p
+
+
+sharding_constraint_p = _constraint_primitive("sharding_constraint")
+# ``reshard``'s equations: a constraint by another name, printed bare as in JAX's jaxprs (the
+# result's type shows the sharding).
+reshard_p = _constraint_primitive("reshard")
+core.pp_param_rules[reshard_p] = lambda params: []
 
 __all__ = ["apply_out_sharding", "reshard", "with_sharding_constraint"]

@@ -21,6 +21,7 @@ from spmd._src.lax import convolution as lax_conv
 from spmd._src.lax import dot as lax_dot
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.sharding import _reshard_sharding, apply_out_sharding
 from spmd._src.numpy import util
 from spmd._src.numpy.util import with_out_sharding
 from spmd._src.util import canonicalize_axis, prod
@@ -57,6 +58,13 @@ def _typestr(x: Any) -> str:
     return core.ShapedArray(x.shape, x.dtype).str_short(short_dtypes=False)
 
 
+def _out_sharding(out_sharding, a, b, contract, name: str):
+    # Checked (Explicit axes only, dimensions that divide) and named after the jnp function.
+    if out_sharding is None:
+        return None
+    return _reshard_sharding(out_sharding, a.ndim + b.ndim - 2 * len(contract[0]), name)
+
+
 def _dot_general(a, b, contract, batch, precision, preferred):
     return lax_dot.dot_general(
         a, b, (contract, batch), precision=precision, preferred_element_type=preferred
@@ -67,7 +75,7 @@ def _dot_general(a, b, contract, batch, precision, preferred):
 # dot, vdot, matmul, vecdot
 
 
-@with_out_sharding("jnp.dot")
+@with_out_sharding("jnp.dot", inner=True)
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: a product over the last axis of ``a`` and the second-to-last of ``b``
     (the last, for 1-D ``b``); a scalar operand multiplies elementwise.
@@ -75,8 +83,12 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     >>> jnp.dot(jnp.ones((2, 3)), jnp.ones(3))
     Array([3., 3.], dtype=float32)
     """
-    util.check_arraylike("dot", a, b)
-    dt, weak = _result_type((a, b), preferred_element_type, "dot")
+    return _dot_as("jnp.dot", a, b, precision, preferred_element_type, out_sharding)
+
+
+def _dot_as(name, a, b, precision, preferred_element_type, out_sharding):
+    util.check_arraylike(name[4:], a, b)
+    dt, weak = _result_type((a, b), preferred_element_type, name[4:])
     a, b = util.to_array(a), util.to_array(b)
     if a.ndim == 0 or b.ndim == 0:
         contract: tuple = ((), ())
@@ -90,7 +102,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         (contract, ((), ())),
         precision=precision,
         preferred_element_type=dt,
-        out_sharding=out_sharding,
+        out_sharding=_out_sharding(out_sharding, a, b, contract, name),
     )
     return _finish(out, dt, weak)
 
@@ -184,7 +196,7 @@ def _broadcast_contract(fn, a, b, a_mat, b_mat, precision, dt, weak):
     return _finish(out, dt, weak)
 
 
-@with_out_sharding("jnp.matmul")
+@with_out_sharding("jnp.matmul", inner=True)
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Matrix product with NumPy's broadcasting of leading axes (the ``@`` operator).
 
@@ -200,9 +212,15 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
             raise ValueError(
                 f"matmul input operand {i} must have ndim at least 1, but it has ndim {np.ndim(x)}"
             )
+    if out_sharding is not None and np.ndim(a) == np.ndim(b) == 2:
+        # A matrix product is dot's: the contraction itself takes the sharding.
+        return _dot_as(
+            "jnp.matmul", a, b, precision, preferred_element_type, out_sharding
+        )  # fmt: skip
     dt, weak = _result_type((a, b), preferred_element_type, "matmul")
     a, b = util.to_array(a), util.to_array(b)
-    return _broadcast_contract("matmul", a, b, a.ndim > 1, b.ndim > 1, precision, dt, weak)
+    out = _broadcast_contract("matmul", a, b, a.ndim > 1, b.ndim > 1, precision, dt, weak)
+    return apply_out_sharding(out, out_sharding, "jnp.matmul")
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
@@ -292,7 +310,7 @@ def _axes_list(ax: Any, ndim: int) -> list[int]:
     return [canonicalize_axis(operator.index(ax), ndim, fn="tensordot")]
 
 
-@with_out_sharding("jnp.tensordot")
+@with_out_sharding("jnp.tensordot", inner=True)
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Sum of products over the given axes: the last ``axes`` of ``a`` with the first ``axes``
     of ``b`` (an int), or the axes listed in the pair ``(a_axes, b_axes)``.
@@ -330,7 +348,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
         ((ca, cb), ((), ())),
         precision=precision,
         preferred_element_type=dt,
-        out_sharding=out_sharding,
+        out_sharding=_out_sharding(out_sharding, a, b, (ca, cb), "jnp.tensordot"),
     )
     return _finish(out, dt, weak)
 

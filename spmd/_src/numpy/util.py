@@ -28,11 +28,16 @@ from spmd._src.lax.sharding import apply_out_sharding
 from spmd._src.util import canonicalize_axis
 
 
-def with_out_sharding(name: str):
+def with_out_sharding(name: str, inner: bool = False):
     """Decorate a jnp function taking ``out_sharding=``: its result is moved to that sharding
-    (never silently ignored; axes JAX refuses there are refused with JAX's ValueError)."""
+    (never silently ignored; axes JAX refuses there are refused with JAX's ValueError).
+    ``inner``: the function hands ``out_sharding`` to the primitive computing its result (a
+    contraction, whose sharding in types it decides): only None is handled here."""
 
     def deco(fn):
+        if inner:
+            return fn
+
         @functools.wraps(fn)
         def wrapped(*args, out_sharding=None, **kwargs):
             return apply_out_sharding(fn(*args, **kwargs), out_sharding, name)

@@ -1,0 +1,143 @@
+"""Record JAX 0.10's sharding in types (Explicit mesh axes) while tracing: what ``jax.typeof``
+says inside a traced function, the types ``make_jaxpr`` prints (``f32[8@x,4]``), and the
+errors ambiguous shardings raise.
+
+Run with the JAX oracle (8 host devices). The programs live here, as functions of a namespace
+``ns`` (``jax``, ``jnp``, ``lax``, ``P``, ``NamedSharding``, the Explicit 2x4 ``mesh``,
+``named(spec)`` and ``seen``, a list the programs append ``str(jax.typeof(...))`` to), so
+tests/test_sharding_in_types.py runs the same ones without importing JAX. No mesh is set as the
+context (a set mesh adds ``ctx_mesh`` to JAX's jit equations, which spmd does not print).
+Recorded per case: the types seen while tracing ``make_jaxpr(f)``, its text, the text of
+``make_jaxpr(jit(f))``, the result's type; or the error's class name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def _elementwise(ns):
+    def f(a):
+        ns.seen.append(str(ns.jax.typeof(a)))
+        b = ns.jnp.sin(a) * 2
+        ns.seen.append(str(ns.jax.typeof(b)))
+        c, d = a.sum(0), a.sum(1)
+        ns.seen.append(str(ns.jax.typeof(c)))
+        ns.seen.append(str(ns.jax.typeof(d)))
+        return b, c, d
+
+    return f
+
+
+def _reshard(ns):
+    def f(a):
+        b = ns.jax.sharding.reshard(a, ns.named(ns.P(None, "y")))
+        ns.seen.append(str(ns.jax.typeof(b)))
+        return b * 2
+
+    return f
+
+
+def _dot_out_sharding(ns):
+    def f(a, w):
+        c = ns.jnp.dot(a, w, out_sharding=ns.named(ns.P("x", None)))
+        ns.seen.append(str(ns.jax.typeof(c)))
+        return c
+
+    return f
+
+
+def _nested_jit(ns):
+    @ns.jax.jit
+    def inner(x):
+        ns.seen.append(str(ns.jax.typeof(x)))
+        return ns.jnp.cos(x).T
+
+    def f(a):
+        y = inner(a)
+        ns.seen.append(str(ns.jax.typeof(y)))
+        return y + 1
+
+    return f
+
+
+def _broadcast(ns):
+    def f(a):
+        b = a + ns.jnp.ones(4)
+        ns.seen.append(str(ns.jax.typeof(b)))
+        c = a * a[0]
+        ns.seen.append(str(ns.jax.typeof(c)))
+        return b, c
+
+    return f
+
+
+# name -> (program(ns), input specs: "a" is float32[8,4], "w" float32[4,8])
+CASES = {
+    "elementwise": (_elementwise, [("x", "y")]),
+    "reshard": (_reshard, [("x", "y")]),
+    "dot_out_sharding": (_dot_out_sharding, [("x", "y"), ("y", None)]),
+    "dot_ambiguous": (lambda ns: lambda a, w: a @ w, [("x", "y"), ("y", None)]),
+    "dot_free": (lambda ns: lambda a, w: a @ w, [("x", None), (None, "y")]),
+    "nested_jit": (_nested_jit, [("x", None)]),
+    "broadcast": (_broadcast, [("x", "y")]),
+    "transpose_replicated": (lambda ns: lambda a: a.T * 3, [(None, "y")]),
+}
+SHAPES = [(8, 4), (4, 8)]
+
+
+def inputs(np, specs):
+    return [
+        (np.arange(int(np.prod(s))) % 7).astype(np.float32).reshape(s)
+        for s, _ in zip(SHAPES, specs)
+    ]
+
+
+def run_case(ns, name: str, arrays) -> dict:
+    make, _ = CASES[name]
+    ns.seen = []
+    f = make(ns)
+    try:
+        text = str(ns.jax.make_jaxpr(f)(*arrays))
+    except Exception as e:  # noqa: BLE001 - the error is the golden value
+        return {"error": type(e).__name__}
+    rec = {"seen": list(ns.seen), "jaxpr": text}
+    ns.seen = []
+    f = make(ns)
+    rec["jaxpr_jit"] = str(ns.jax.make_jaxpr(ns.jax.jit(f))(*arrays))
+    ns.seen = []
+    out = ns.jax.jit(make(ns))(*arrays)
+    leaves = ns.jax.tree.leaves(out)
+    rec["out"] = [str(ns.jax.typeof(x)) for x in leaves]
+    return rec
+
+
+def main() -> None:
+    os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+    import types
+
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import lax
+    from jax.sharding import AxisType, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    ns = types.SimpleNamespace(jax=jax, jnp=jnp, lax=lax, NamedSharding=NamedSharding, P=P)
+    ns.mesh = mesh
+    ns.named = lambda spec: NamedSharding(mesh, spec)
+    out = {}
+    for name, (_, specs) in CASES.items():
+        arrays = [
+            jax.device_put(x, NamedSharding(mesh, P(*s))) for x, s in zip(inputs(np, specs), specs)
+        ]
+        out[name] = run_case(ns, name, arrays)
+    path = Path(__file__).resolve().parent.parent / "golden" / "sharding_in_types.json"
+    path.write_text(json.dumps({"jax": jax.__version__, "cases": out}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Sharding in types while tracing (Explicit mesh axes): ``typeof`` inside traced functions,
+the types ``make_jaxpr`` prints (``f32[8@x,4]``), ``reshard`` equations and ``out_sharding`` of
+contractions, against JAX 0.10 on the programs of tests/golden_gen/sharding_in_types_gen.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd import lax
+from spmd.sharding import AxisType, NamedSharding
+from spmd.sharding import PartitionSpec as P
+
+_HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location(
+    "sharding_in_types_gen", _HERE / "golden_gen" / "sharding_in_types_gen.py"
+)
+gen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen)
+GOLDEN = json.loads((_HERE / "golden" / "sharding_in_types.json").read_text())["cases"]
+
+
+def _ns():
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    ns = types.SimpleNamespace(jax=spmd, jnp=jnp, lax=lax, NamedSharding=NamedSharding, P=P)
+    ns.mesh = mesh
+    ns.named = lambda spec: NamedSharding(mesh, spec)
+    return ns
+
+
+def test_golden_cases_are_all_run():
+    assert sorted(GOLDEN) == sorted(gen.CASES)
+
+
+@pytest.mark.parametrize("name", sorted(gen.CASES))
+def test_matches_jax(name):
+    ns = _ns()
+    specs = gen.CASES[name][1]
+    arrays = [spmd.device_put(x, ns.named(P(*s))) for x, s in zip(gen.inputs(np, specs), specs)]
+    assert gen.run_case(ns, name, arrays) == GOLDEN[name]
+
+
+def test_unsharded_programs_have_no_types():
+    # Auto axes (spmd's default) and unplaced arguments: nothing is typed, nothing printed.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    a = spmd.device_put(np.ones((8, 4), np.float32), NamedSharding(mesh, P("x", "y")))
+    seen = []
+
+    def f(x):
+        seen.append(str(spmd.typeof(x)))
+        return x * 2
+
+    text = str(spmd.make_jaxpr(f)(a))
+    assert seen == ["float32[8,4]"] and "@" not in text
+
+
+def test_trace_time_typing_does_not_run_observers():
+    ns, heard = _ns(), []
+    a = spmd.device_put(np.ones((8, 4), np.float32), ns.named(P("x", "y")))
+    f = spmd.jit(lambda a: spmd.debug.inspect_array_sharding(a * 2, callback=heard.append))
+    spmd.make_jaxpr(f)(a)
+    assert heard == []  # typing only: the callback waits for a placement
+    f(a)
+    assert [s.spec for s in heard] == [P("x", "y")]
+
+
+def test_reshard_prints_bare_and_constraints_keep_their_parameters():
+    ns = _ns()
+    a = spmd.device_put(np.ones((8, 4), np.float32), ns.named(P("x", "y")))
+    text = str(spmd.make_jaxpr(lambda a: spmd.sharding.reshard(a, ns.named(P())))(a))
+    assert "b:f32[8,4] = reshard a" in text
+    auto = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    text = str(
+        spmd.make_jaxpr(lambda a: lax.with_sharding_constraint(a, NamedSharding(auto, P("x"))))(
+            np.ones((8, 4), np.float32)
+        )
+    )
+    assert "sharding_constraint[" in text and "spec=P('x',)" in text
+
+
+def test_dot_out_sharding_on_auto_axes_raises_naming_the_function():
+    auto = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    with pytest.raises(ValueError, match=r"dot_general: .*cannot name mesh axes of type Auto"):
+        lax.dot_general(
+            jnp.ones((8, 4)), jnp.ones((4, 8)), (((1,), (0,)), ((), ())),
+            out_sharding=NamedSharding(auto, P("x")),
+        )  # fmt: skip
+
+
+def test_eager_dot_out_sharding_places_the_result():
+    ns = _ns()
+    out = jnp.dot(jnp.ones((8, 4)), jnp.ones((4, 8)), out_sharding=ns.named(P("x", None)))
+    assert out.sharding == ns.named(P("x", None))
+    np.testing.assert_array_equal(np.asarray(out), np.full((8, 8), 4.0, np.float32))
