@@ -257,6 +257,13 @@ MATMUL = {
         lambda ns: lambda x, y: ns.lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
         [(8, 8, 16), (8, 16, 24)],
     ),
+    # The larger operand's sharding wins a conflict (lhs on a tie): lhs larger, and equal.
+    "matmul_tall": (lambda ns: lambda x, y: x @ y, [(24, 16), (16, 8)]),
+    "matmul_square": (lambda ns: lambda x, y: x @ y, [(16, 16), (16, 16)]),
+    "dot_general_batch_tall": (
+        lambda ns: lambda x, y: ns.lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
+        [(8, 24, 16), (8, 16, 8)],
+    ),
 }
 
 PROGRAMS = {**UNARY, **BINARY, **MATMUL, **MORE, **NESTED, **CALLS, **OPS, **CONV}
