@@ -1,6 +1,7 @@
 """spmd.sharding: meshes and shardings (``from spmd.sharding import Mesh, NamedSharding,
 PartitionSpec as P``). Re-exports only."""
 
+from spmd._src.lax.axis_regions import auto_axes, explicit_axes  # noqa: F401
 from spmd._src.lax.sharding import reshard  # noqa: F401
 from spmd._src.mesh import (  # noqa: F401
     AbstractMesh,

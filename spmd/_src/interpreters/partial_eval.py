@@ -131,7 +131,9 @@ class JaxprTrace(core.Trace):
         outs = out if prim.multiple_results else [out]
         outvars = [Var(a) for a in outs]
         eqn = JaxprEqn(atoms, outvars, prim, params)
-        if any(type(a) is Var and a.sharding is not None for a in atoms):
+        if any(
+            type(a) is Var and a.sharding is not None for a in atoms
+        ) or sharding_rules.sets_sharding_here(eqn):
             # Sharding in types (Explicit mesh axes): results are typed as they are made.
             ins = [a.sharding if type(a) is Var else None for a in atoms]
             for v, sh in zip(outvars, sharding_rules.explicit_types(eqn, ins)):

@@ -172,6 +172,19 @@ def propagate(
     mesh, kind = named[0].mesh, named[0].memory_kind
     specs = [_spec_of(s, a.ndim, mesh) for s, a in zip(shardings, avals)]
     explicit = _is_explicit(mesh)
+    full_specs = None
+    if explicit and not all(t.name == "Explicit" for t in mesh.axis_types):
+        # A mesh with Auto axes too (inside auto_axes/explicit_axes): types carry only the
+        # Explicit axes, and the rules of sharding in types see only those; the Auto axes are
+        # placed by the Auto rule (below).
+        keep = {a for a, t in zip(mesh.axis_names, mesh.axis_types) if t.name == "Explicit"}
+        full_specs = specs
+        specs = [
+            None
+            if sp is None
+            else tuple(as_entry([a for a in spec_axes(e) if a in keep]) for e in sp)
+            for sp in specs
+        ]
     rule = (explicit_rules.get(prim) if explicit else None) or sharding_rules.get(prim)
     out_avals = prim.abstract_eval(*avals, **params)
     if not prim.multiple_results:
@@ -200,7 +213,35 @@ def propagate(
                 ctx.mesh = saved[0]
             spec = _trim(P(*o))
         result.append(NamedSharding(mesh, spec, memory_kind=kind))
+    if full_specs is not None and sharding_rules.get(prim) is not None:
+        result = _with_auto_axes(prim, result, full_specs, avals, out_avals, params, mesh)
     return result if prim.multiple_results else result[0]
+
+
+def _with_auto_axes(prim, typed, full_specs, avals, out_avals, params, mesh) -> list:
+    """``typed`` (results over the Explicit axes of a mixed mesh) with the Auto axes the Auto
+    rule places them on, where those are still free."""
+    explicit = {a for a, t in zip(mesh.axis_names, mesh.axis_types) if t.name == "Explicit"}
+    saved = ctx.mesh, ctx.explicit
+    ctx.mesh, ctx.explicit = mesh, False
+    try:
+        auto = sharding_rules[prim](full_specs, avals, **params)
+        autos = auto if prim.multiple_results else [auto]
+        out = []
+        for t, a, aval in zip(typed, autos, out_avals):
+            spec = list(t.spec._normalized(aval.ndim))
+            used = {x for e in spec for x in spec_axes(e)}
+            a = tuple(a) + (None,) * (aval.ndim - len(a))
+            for i, (e, d) in enumerate(zip(a, aval.shape)):
+                extra = [x for x in spec_axes(e) if x not in explicit and x not in used]
+                extra = list(spec_axes(fit(as_entry(extra), d))) if extra else []
+                if extra:
+                    spec[i] = as_entry([*spec_axes(spec[i]), *extra])
+                    used.update(extra)
+            out.append(NamedSharding(mesh, P(*spec), memory_kind=t.memory_kind))
+        return out
+    finally:
+        ctx.mesh, ctx.explicit = saved
 
 
 def _check_legal(prim, spec, aval, specs, avals) -> None:

@@ -216,7 +216,29 @@ def _sharding_rule(specs, avals, *, sharding, layout, unconstrained_dims):
     return sharding
 
 
-def _constraint_primitive(name: str) -> core.Primitive:
+def _reshard_rule(specs, avals, *, sharding, layout, unconstrained_dims):
+    # reshard changes types: on a mesh with Auto axes too (inside auto_axes/explicit_axes) the
+    # Auto axes the operand is sharded over stay where they are, where the target leaves them
+    # free (JAX's compiler keeps them).
+    out = _sharding_rule(specs, avals, sharding=sharding, layout=layout,
+                         unconstrained_dims=unconstrained_dims)  # fmt: skip
+    if not isinstance(out, NamedSharding) or not specs or specs[0] is None:
+        return out
+    types = dict(zip(out.mesh.axis_names, out.mesh.axis_types))
+    if AxisType.Explicit not in types.values() or AxisType.Auto not in types.values():
+        return out
+    ndim = avals[0].ndim
+    spec = list(out.spec._normalized(ndim))
+    used = {a for e in spec for a in spec_axes(e)}
+    for i, e in enumerate(specs[0]):
+        extra = [a for a in spec_axes(e) if types.get(a) == AxisType.Auto and a not in used]
+        if extra:
+            spec[i] = sharding_rules.as_entry([*spec_axes(spec[i]), *extra])
+            used.update(extra)
+    return out.with_spec(P(*spec))
+
+
+def _constraint_primitive(name: str, rule=_sharding_rule) -> core.Primitive:
     p = core.Primitive(name)
     p.def_impl(lambda x, **_: x)
     p.def_abstract_eval(_abstract_eval)
@@ -225,15 +247,17 @@ def _constraint_primitive(name: str) -> core.Primitive:
         ad.instantiate(tangents[0]), **params
     )
     ad.primitive_transposes[p] = lambda ct, x, **params: [p.bind(ct, **params)]
-    sharding_rules.sharding_rules[p] = _sharding_rule
+    sharding_rules.sharding_rules[p] = rule
     sharding_rules.sets_sharding.add(p)
+    # UNCONSTRAINED dimensions keep the operand's entry: the rule needs the operand's spec.
+    sharding_rules.wants_operand_specs.add(p)
     return p
 
 
 sharding_constraint_p = _constraint_primitive("sharding_constraint")
 # ``reshard``'s equations: a constraint by another name, printed bare as in JAX's jaxprs (the
 # result's type shows the sharding).
-reshard_p = _constraint_primitive("reshard")
+reshard_p = _constraint_primitive("reshard", _reshard_rule)
 core.pp_param_rules[reshard_p] = lambda params: []
 
 __all__ = ["apply_out_sharding", "reshard", "with_sharding_constraint"]

@@ -1,0 +1,74 @@
+"""``sharding.auto_axes`` and ``sharding.explicit_axes`` (spmd/_src/lax/axis_regions.py): the
+types and axis types seen inside, the results' types and shardings (jitted and eager), the
+jaxprs and the errors equal JAX 0.10's on the programs of tests/golden_gen/axis_regions_gen.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spmd
+import spmd.numpy as jnp
+from spmd.sharding import AxisType, NamedSharding, auto_axes, explicit_axes
+from spmd.sharding import PartitionSpec as P
+
+_HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location(
+    "axis_regions_gen", _HERE / "golden_gen" / "axis_regions_gen.py"
+)
+gen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen)
+GOLDEN = json.loads((_HERE / "golden" / "axis_regions.json").read_text())["cases"]
+
+
+def test_golden_cases_are_all_run():
+    assert sorted(GOLDEN) == sorted(gen.CASES)
+
+
+@pytest.mark.parametrize("name", sorted(gen.CASES))
+def test_matches_jax(name):
+    ns = types.SimpleNamespace(jax=spmd, jnp=jnp, NamedSharding=NamedSharding, P=P)
+    ns.auto_axes, ns.explicit_axes = auto_axes, explicit_axes
+    t = AxisType.Explicit if gen.CASES[name][1] == "explicit" else AxisType.Auto
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(t, t))
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    with spmd.set_mesh(mesh):
+        a = spmd.device_put(x, NamedSharding(mesh, P("x", "y")))
+        got, want = gen.run_case(ns, name, a), dict(GOLDEN[name])
+    if name == "auto_constraint":
+        # JAX prints a constraint given as a PartitionSpec with the abstract mesh in context
+        # (context_mesh=AbstractMesh(...)); spmd prints the concrete NamedSharding. The types
+        # around it are compared.
+        g, w = got.pop("jaxpr").splitlines(), want.pop("jaxpr").splitlines()
+        assert [g[i] for i in (0, 1, -2, -1)] == [w[i] for i in (0, 1, -2, -1)]
+    assert got == want
+
+
+def test_values_are_unchanged():
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    with spmd.set_mesh(mesh):
+        a = spmd.device_put(x, P("x", "y"))
+        f = spmd.jit(auto_axes(lambda a: a @ a.T, out_sharding=P("x", None)))
+        np.testing.assert_array_equal(np.asarray(f(a)), x @ x.T)
+
+
+def test_without_a_mesh_the_arguments_mesh_is_used():
+    # JAX needs a mesh in context to resolve a PartitionSpec here; spmd takes the arguments'.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    a = spmd.device_put(np.ones((8, 4), np.float32), NamedSharding(mesh, P("x", "y")))
+    out = auto_axes(lambda a: a * 2, out_sharding=P("x"))(a)
+    assert str(spmd.typeof(out)) == "float32[8@x,4]"
+    with pytest.raises(ValueError, match="no mesh to work on"):
+        auto_axes(lambda a: a * 2, out_sharding=P("x"))(np.ones((8, 4), np.float32))
+
+
+def test_bad_axis_names_the_axis_and_the_mesh():
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh), pytest.raises(KeyError, match=r"axis 'z' is not an axis of"):
+        auto_axes(lambda a: a, axes=("x", "z"), out_sharding=P())(jnp.ones(4))
