@@ -12,7 +12,7 @@ from spmd._src.lax.elementwise.bitwise import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.conversion import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.selection import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.transcendental import *  # noqa: F401,F403
-from spmd._src.lax.fft import FftType, fft  # noqa: F401
+from spmd._src.lax.fft import FftType, fft, fft_p  # noqa: F401
 from spmd._src.lax.generic_reductions import *  # noqa: F401,F403
 from spmd._src.lax.indexing.common import *  # noqa: F401,F403
 from spmd._src.lax.indexing.gathering import *  # noqa: F401,F403
@@ -27,6 +27,7 @@ from spmd._src.lax.rng_bit_generator import *  # noqa: F401,F403
 from spmd._src.lax.scaled_dot import *  # noqa: F401,F403
 from spmd._src.lax.shape import *  # noqa: F401,F403
 from spmd._src.lax.sharding import *  # noqa: F401,F403
+from spmd._src.lax.sharding import sharding_constraint_p  # noqa: F401
 from spmd._src.lax.sorting import *  # noqa: F401,F403
 from spmd._src.lax.special import *  # noqa: F401,F403
 from spmd._src.lax.tokens import *  # noqa: F401,F403

@@ -127,4 +127,4 @@ for _p in (create_token_p, after_all_p):
     ad.primitive_jvps[_p] = _token_jvp
 
 
-__all__ = ["after_all", "create_token", "create_token_p"]
+__all__ = ["after_all", "after_all_p", "create_token", "create_token_p"]
