@@ -26,7 +26,7 @@ from spmd._src.interpreters import sharding_rules
 from spmd._src.lax.sharding import prefix_targets
 from spmd._src.lowering import Compiled as Compiled  # the stages live in lowering
 from spmd._src.lowering import Lowered, Traced, run_partitioned
-from spmd._src.mesh import AxisType, get_mesh
+from spmd._src.mesh import AxisType, get_mesh, traced_context_mesh
 from spmd._src.sharding import (
     IndivisibleError,
     NamedSharding,
@@ -475,8 +475,13 @@ class JitWrapped:
             else:
                 vals = [x._value if type(x) is Array else _canonical(x) for x in leaves]
             return _results(entry, entry.compiled(*vals), out_s if placed else None)
+        mesh = traced_context_mesh()
         out_leaves = dispatch.jit_p.bind(
-            *entry.staged_args, *leaves, jaxpr=entry.staged, name=self.__name__
+            *entry.staged_args,
+            *leaves,
+            jaxpr=entry.staged,
+            name=self.__name__,
+            **({} if mesh is None else {"ctx_mesh": mesh}),
         )
         return entry.out_tree.unflatten(out_leaves)
 

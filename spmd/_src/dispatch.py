@@ -308,7 +308,18 @@ def _jit_compile(*, jaxpr: ClosedJaxpr, name: str, **_):
 
 
 def _jit_pp(params: dict) -> list[tuple[str, Any]]:
-    return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
+    # ``ctx_mesh``: the mesh set_mesh/use_mesh put in context when the call was traced (JAX
+    # prints it; absent otherwise).
+    out = [("name", params["name"])]
+    if params.get("ctx_mesh") is not None:
+        out.append(("ctx_mesh", params["ctx_mesh"]))
+    return [*out, ("jaxpr", params["jaxpr"])]
+
+
+def _mesh_param(params: dict) -> dict:
+    """The ``ctx_mesh`` parameter of a call, for the calls derived from it."""
+    m = params.get("ctx_mesh")
+    return {} if m is None else {"ctx_mesh": m}
 
 
 def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: ClosedJaxpr, name: str, **params):
@@ -317,7 +328,7 @@ def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: ClosedJaxpr, name: str, **p
     return outs, out_dims
 
 
-def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str, **params):
     # A jit of the forward-mode program, as JAX keeps it: under linearize it is split into a
     # known jit (primal outputs and residuals) and a linear one (_jit_partial_eval), which
     # transposes into a jit of its own (_jit_transpose).
@@ -327,11 +338,11 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
         type(t) is not Zero and common.is_float(core.get_aval(x)) for x, t in zip(primals, tangents)
     ]
     if not any(nonzeros):
-        outs = jit_p.bind(*primals, jaxpr=jaxpr, name=name)
+        outs = jit_p.bind(*primals, jaxpr=jaxpr, name=name, **params)
         return outs, [Zero(ad.tangent_aval(a)) for a in jaxpr.out_avals]
     jvp, out_nz = common.jvp_jaxpr(jaxpr, nonzeros)
     nz_t = [t for t, nz in zip(tangents, nonzeros) if nz]
-    outs = jit_p.bind(*primals, *nz_t, jaxpr=jvp, name=name)
+    outs = jit_p.bind(*primals, *nz_t, jaxpr=jvp, name=name, **params)
     n = len(jaxpr.out_avals)
     t_it = iter(outs[n:])
     t_out = [
@@ -343,7 +354,7 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
 _transposed_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str, **params):
     # A jit of the transposed program: it takes the known operands (residuals) and the
     # nonzero cotangents, and returns the cotangents of the linear operands.
     linear = [ad.is_undefined_primal(a) for a in args]
@@ -372,7 +383,7 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
         if len(cache) >= 16:
             cache.pop(next(iter(cache)))
         closed = cache[key] = pe.trace_to_jaxpr(transposed, in_avals)
-    outs = iter(jit_p.bind(*known, *nz_cts, jaxpr=closed, name=name))
+    outs = iter(jit_p.bind(*known, *nz_cts, jaxpr=closed, name=name, **params))
     return [next(outs) if lin else None for lin in linear]
 
 
@@ -435,8 +446,11 @@ def _jit_partial_eval(eqn, unknowns_in):
             res_atoms.append(v)
             kept.append(v)
     u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
-    known_eqn = core.JaxprEqn(k_in, k_out + kept, jit_p, dict(jaxpr=known, name=name))
-    unknown_eqn = core.JaxprEqn(res_atoms + u_in, u_out, jit_p, dict(jaxpr=unknown, name=name))
+    mesh = _mesh_param(eqn.params)
+    known_eqn = core.JaxprEqn(k_in, k_out + kept, jit_p, dict(jaxpr=known, name=name, **mesh))
+    unknown_eqn = core.JaxprEqn(
+        res_atoms + u_in, u_out, jit_p, dict(jaxpr=unknown, name=name, **mesh)
+    )
     return [known_eqn], [unknown_eqn], u_out, forwarded
 
 

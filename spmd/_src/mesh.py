@@ -209,10 +209,12 @@ class Mesh:
 
     def __enter__(self) -> Mesh:
         _mesh_stack().append(self)
+        _ctx.legacy.append(True)
         return self
 
     def __exit__(self, *exc) -> None:
         _mesh_stack().pop()
+        _ctx.legacy.pop()
 
 
 def make_mesh(
@@ -253,6 +255,9 @@ class _MeshContext(threading.local):
     def __init__(self) -> None:
         self.stack: list = []
         self.abstract: list = []  # use_abstract_mesh's meshes, innermost last
+        # Parallel to ``stack``: True where the mesh came from ``with mesh:`` (the legacy
+        # context manager, which JAX's jaxprs do not record as ctx_mesh).
+        self.legacy: list = []
 
 
 _ctx = _MeshContext()
@@ -266,6 +271,15 @@ def get_mesh() -> Mesh | None:
     """The concrete mesh set by ``set_mesh``/``use_mesh``/``with mesh:``, or None."""
     stack = _mesh_stack()
     return stack[-1] if stack else None
+
+
+def traced_context_mesh() -> Mesh | None:
+    """The mesh a jit equation records as ``ctx_mesh``: the one set_mesh/use_mesh put in
+    context (not the legacy ``with mesh:``), or None."""
+    stack = _mesh_stack()
+    if stack and not (_ctx.legacy and _ctx.legacy[-1]):
+        return stack[-1]
+    return None
 
 
 def get_abstract_mesh() -> AbstractMesh:
@@ -295,10 +309,12 @@ def use_abstract_mesh(mesh: AbstractMesh):
 def use_mesh(mesh: Mesh):
     """Make ``mesh`` the mesh in context inside the ``with`` block."""
     _mesh_stack().append(mesh)
+    _ctx.legacy.append(False)
     try:
         yield mesh
     finally:
         _mesh_stack().pop()
+        _ctx.legacy.pop()
 
 
 class _SetMesh:
@@ -307,15 +323,16 @@ class _SetMesh:
 
     def __init__(self, mesh: Mesh) -> None:
         stack = _mesh_stack()
-        self._prev = list(stack)
+        self._prev = list(stack), list(_ctx.legacy)
         stack[:] = [mesh]
+        _ctx.legacy[:] = [False]
         self.mesh = mesh
 
     def __enter__(self) -> Mesh:
         return self.mesh
 
     def __exit__(self, *exc) -> None:
-        _mesh_stack()[:] = self._prev
+        _mesh_stack()[:], _ctx.legacy[:] = self._prev
 
 
 def set_mesh(mesh: Mesh) -> _SetMesh:

@@ -5,7 +5,8 @@ Run with the JAX oracle (8 host devices). The programs live here, as functions o
 ``ns`` (``jax``, ``jnp``, ``P``, ``NamedSharding``, ``auto_axes``, ``explicit_axes``, ``seen``:
 a list the programs append what they see to), so tests/test_axis_regions.py runs the same ones
 without importing JAX. Each case runs with its mesh set (``set_mesh``); jaxprs are those of the
-un-jitted program (JAX's jit equations would print ``ctx_mesh``).
+un-jitted program, but for the ``*ctx_mesh`` cases, which check the ``ctx_mesh`` parameter a jit
+equation traced under ``set_mesh`` prints.
 """
 
 from __future__ import annotations
@@ -88,6 +89,14 @@ CASES = {
     "explicit_one_axis": (_explicit_one_axis, "auto"),
     "explicit_all": (_explicit_all, "auto"),
     "explicit_no_in_sharding": (lambda ns: lambda a: ns.explicit_axes(lambda a: a)(a), "auto"),
+    # A jit traced with a mesh set records it (ctx_mesh), and so do the calls grad and vmap
+    # derive from it.
+    "jit_ctx_mesh": (lambda ns: lambda a: ns.jax.jit(lambda b: b * 2)(a), "explicit"),
+    "grad_jit_ctx_mesh": (
+        lambda ns: lambda a: ns.jax.grad(ns.jax.jit(lambda b: (b * b).sum()))(a),
+        "auto",
+    ),
+    "vmap_jit_ctx_mesh": (lambda ns: ns.jax.vmap(ns.jax.jit(lambda b: b * 2)), "auto"),
 }
 
 

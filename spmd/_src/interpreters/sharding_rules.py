@@ -153,6 +153,11 @@ def propagate(
     operand has a NamedSharding: the default placement)."""
     if prim in observers:
         return _observe(prim, shardings, avals, params)
+    call = call_jaxprs.get(prim)
+    if call is not None:
+        # A call bound eagerly (grad or vmap of a jit, run at once): its body's propagation.
+        inner = call(core.JaxprEqn([], [], prim, params))
+        return propagate_jaxpr(inner, shardings, _top=False)
     given = params.get("out_sharding")
     if isinstance(given, NamedSharding) and not prim.multiple_results:
         if not any(isinstance(s, NamedSharding) for s in shardings):
