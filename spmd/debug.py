@@ -1,5 +1,6 @@
 """spmd.debug: looking at programs and values. Re-exports only."""
 
+from spmd._src.debugger import breakpoint  # noqa: F401,A004
 from spmd._src.debugging import (  # noqa: F401
     callback,
     inspect_array_sharding,

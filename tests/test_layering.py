@@ -70,6 +70,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.scipy.*",
         "spmd._src.test_util",
         "spmd._src.debugging",
+        "spmd._src.debugger",
         "spmd._src.shard_map",
         "spmd._src.lowering",
         "spmd._src.shard_map_autodiff",
