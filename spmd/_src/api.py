@@ -18,7 +18,7 @@ import numpy as np
 from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays
 from spmd._src import profiler as _profiler
 from spmd._src import tree_util as tu
-from spmd._src.array import Array
+from spmd._src.array import Array, type_sharding
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.interpreters import partial_eval as pe
@@ -679,10 +679,7 @@ def _type_shardings(leaves) -> list | None:
     value's type; None when no argument has one (the common case: nothing to type)."""
     out = None
     for i, x in enumerate(leaves):
-        if type(x) is Array:
-            s = sharding_rules.explicit_or_none(x._sharding)
-        else:
-            s = getattr(getattr(x, "_var", None), "sharding", None)
+        s = type_sharding(x)
         if s is not None:
             out = out or [None] * len(leaves)
             out[i] = s

@@ -43,6 +43,7 @@ from spmd._src.numpy import reductions as jnp_red
 from spmd._src.numpy import sorting as jnp_sort
 from spmd._src.numpy import ufuncs as jnp_uf
 from spmd._src.numpy import util as jnp_util
+from spmd._src.numpy.util import with_out_sharding
 from spmd._src.random_keys import (
     _IMPL_NAME,
     _U32,
@@ -325,6 +326,7 @@ def _rbg_impl(key: Any) -> str | None:
 # Bits and uniform floats
 
 
+@with_out_sharding("random.bits")
 def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Uniform random bits as unsigned integers (uint32 by default; uint64 with x64)."""
     k, _ = _check_key("bits", key)
@@ -392,6 +394,7 @@ def _uniform(k, minval, maxval, shape, dtype):
 _uniform_jit = jit(_uniform, static_argnums=(3, 4))
 
 
+@with_out_sharding("random.uniform")
 def uniform(
     key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0
 ) -> Any:
@@ -461,6 +464,7 @@ def _randint(k, minval, maxval, shape, dtype, impl=None):
 _randint_jit = jit(_randint, static_argnums=(3, 4, 5))
 
 
+@with_out_sharding("random.randint")
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Any:
     """Uniform integers in ``[minval, maxval)`` (int32 by default).
 
@@ -510,6 +514,7 @@ def _normal(k, shape, dtype, impl=None):
 _normal_jit = jit(_normal, static_argnums=(1, 2, 3))
 
 
+@with_out_sharding("random.normal")
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard normal samples: ``sqrt(2) * erf_inv(u)`` for u uniform in (-1, 1).
 
@@ -545,6 +550,7 @@ def _truncated_normal(k, lower, upper, shape, dtype):
 _truncated_normal_jit = jit(_truncated_normal, static_argnums=(3, 4))
 
 
+@with_out_sharding("random.truncated_normal")
 def truncated_normal(
     key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None, dtype: Any = None
 ) -> Any:
@@ -574,6 +580,7 @@ def _bernoulli(k, p, shape, mode):
 _bernoulli_jit = jit(_bernoulli, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.bernoulli")
 def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None, mode: str = "low"):
     """Booleans that are True with probability ``p``.
 
@@ -601,6 +608,7 @@ def _exponential(k, shape, dtype):
 _exponential_jit = jit(_exponential, static_argnums=(1, 2))
 
 
+@with_out_sharding("random.exponential")
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Exponential samples (rate 1): ``-log1p(-u)``."""
     k, _ = _check_key("exponential", key)
@@ -667,6 +675,7 @@ def _safe_int_to_float(b):
 _gumbel_jit = jit(_gumbel, static_argnums=(1, 2, 3))
 
 
+@with_out_sharding("random.gumbel")
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None):
     """Gumbel samples: ``-log(-log(u))``."""
     k, _ = _check_key("gumbel", key)
@@ -688,6 +697,7 @@ def _laplace(k, shape, dtype):
 _laplace_jit = jit(_laplace, static_argnums=(1, 2))
 
 
+@with_out_sharding("random.laplace")
 def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Laplace samples (density ``exp(-|x|) / 2``)."""
     k, _ = _check_key("laplace", key)
@@ -703,6 +713,7 @@ def _logistic(k, shape, dtype):
 _logistic_jit = jit(_logistic, static_argnums=(1, 2))
 
 
+@with_out_sharding("random.logistic")
 def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Logistic samples: ``log(u) - log1p(-u)``."""
     k, _ = _check_key("logistic", key)
@@ -710,6 +721,7 @@ def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     return _logistic_jit(k, _shape_arg(shape, "logistic"), dt)
 
 
+@with_out_sharding("random.rademacher")
 def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """-1 or 1 with equal probability (int32 by default)."""
     k, _ = _check_key("rademacher", key)
@@ -742,6 +754,7 @@ def _shuffle(k, x, axis, impl=None):
 _shuffle_jit = jit(_shuffle, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.permutation")
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A random permutation of ``arange(x)`` (int ``x``) or of ``x`` along ``axis``.
 
@@ -844,6 +857,7 @@ def choice(
     return result.reshape(out_shape)
 
 
+@with_out_sharding("random.categorical")
 def categorical(
     key: Any,
     logits: Any,

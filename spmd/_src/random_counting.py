@@ -30,6 +30,7 @@ from spmd._src.numpy import shape_ops as jnp_shape
 from spmd._src.numpy import ufuncs as jnp_uf
 from spmd._src.numpy import util as jnp_util
 from spmd._src.numpy.lax_numpy import asarray as jnp_asarray
+from spmd._src.numpy.util import with_out_sharding
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
@@ -209,6 +210,7 @@ def _poisson(k, lam, shape, dtype):
 _poisson_jit = jit(_poisson, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.poisson")
 def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Poisson(lam) counts (int32 by default): Knuth's method for lam < 10, Hormann's
     transformed rejection above."""

@@ -56,6 +56,7 @@ from spmd._src.lax import special
 from spmd._src.lax.rules import bdim_at_front, defjvp2
 from spmd._src.numpy import shape_ops as jnp_shape
 from spmd._src.numpy import ufuncs as jnp_uf
+from spmd._src.numpy.util import with_out_sharding
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
@@ -388,6 +389,7 @@ def _gamma(k, a, shape, dtype, log_space=False, recip=None):
 _gamma_jit = jit(_gamma, static_argnums=(2, 3, 4))
 
 
+@with_out_sharding("random.gamma")
 def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Gamma(a, 1) samples (density ``x**(a-1) e**-x / Gamma(a)``) of ``shape`` (default:
     ``a``'s shape).
@@ -400,6 +402,7 @@ def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = Non
     return _gamma_jit(k, a, _opt_shape(shape, "gamma"), dt, False)
 
 
+@with_out_sharding("random.loggamma")
 def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """The logs of Gamma(a, 1) samples, computed in log space (accurate for small ``a``, whose
     samples underflow); ``exp(loggamma(...))`` is close to ``gamma(...)`` with the same key."""
@@ -445,6 +448,7 @@ def _beta(k, a, b, shape, dtype):
 _beta_jit = jit(_beta, static_argnums=(3, 4))
 
 
+@with_out_sharding("random.beta")
 def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Beta(a, b) samples: ``G_a / (G_a + G_b)`` for gamma samples drawn in log space."""
     k, _ = _check_key("beta", key)
@@ -483,6 +487,7 @@ def _dirichlet(k, alpha, shape, dtype):
 _dirichlet_jit = jit(_dirichlet, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.dirichlet")
 def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: Any = None):
     """Dirichlet(alpha) samples over ``alpha``'s last axis, of shape
     ``shape + alpha.shape[-1:]`` (default: ``alpha.shape``)."""
@@ -501,6 +506,7 @@ def _chisquare(k, df, shape, dtype):
 _chisquare_jit = jit(_chisquare, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.chisquare")
 def chisquare(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Chi-square samples with ``df`` degrees of freedom: ``2 Gamma(df / 2)`` (from log space)."""
     k, _ = _check_key("chisquare", key)
@@ -523,6 +529,7 @@ def _f(k, dfnum, dfden, shape, dtype):
 _f_jit = jit(_f, static_argnums=(3, 4))
 
 
+@with_out_sharding("random.f")
 def f(key: Any, dfnum: Any, dfden: Any, shape: Sequence[int] | None = None, dtype: Any = None):
     """F-distribution samples: ``(X_num / dfnum) / (X_den / dfden)`` for chi-square X."""
     k, _ = _check_key("f", key)
@@ -544,6 +551,7 @@ def _t(k, df, shape, dtype):
 _t_jit = jit(_t, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.t")
 def t(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Student's t samples with ``df`` degrees of freedom: ``N sqrt((df/2) / Gamma(df/2))``."""
     k, _ = _check_key("t", key)
@@ -566,6 +574,7 @@ def _generalized_normal(k, p, shape, dtype):
 _generalized_normal_jit = jit(_generalized_normal, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.generalized_normal")
 def generalized_normal(key: Any, p: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Generalized normal samples (density proportional to ``exp(-|x|**p)``):
     ``r * Gamma(1/p) ** (1/p)`` with a random sign ``r``."""

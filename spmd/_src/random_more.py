@@ -31,7 +31,7 @@ from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import einsum as jnp_einsum
 from spmd._src.numpy import linalg as jnp_linalg
 from spmd._src.numpy import ufuncs as jnp_uf
-from spmd._src.numpy.util import promote_dtypes_inexact
+from spmd._src.numpy.util import promote_dtypes_inexact, with_out_sharding
 from spmd._src.random import (
     PRNGKey,  # noqa: F401  (doctest namespace)
     _broadcast_shapes,
@@ -130,6 +130,7 @@ def _cauchy(key, shape, dtype):
 _cauchy_jit = jit(_cauchy, static_argnums=(1, 2))
 
 
+@with_out_sharding("random.cauchy")
 def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard Cauchy samples: ``tan(pi * (u - 1/2))`` for ``u`` uniform in ``[eps, 1)``."""
     k, _ = _check_key("cauchy", key)
@@ -159,6 +160,7 @@ def _lognormal(key, sigma, shape, dtype):
 _lognormal_jit = jit(_lognormal, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.lognormal")
 def lognormal(
     key: Any, sigma: Any = np.float32(1), shape: Sequence[int] | None = None, dtype: Any = None
 ) -> Any:
@@ -194,6 +196,7 @@ def _pareto(key, b, shape, dtype):
 _pareto_jit = jit(_pareto, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.pareto")
 def pareto(key: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Pareto samples with shape parameter ``b``: ``exp(e / b)`` for exponential ``e``."""
     k, _ = _check_key("pareto", key)
@@ -216,6 +219,7 @@ def _rayleigh(key, scale, shape, dtype):
 _rayleigh_jit = jit(_rayleigh, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.rayleigh")
 def rayleigh(key: Any, scale: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Rayleigh samples: ``scale * sqrt(-2 log u)``."""
     k, _ = _check_key("rayleigh", key)
@@ -254,6 +258,7 @@ def _maxwell(key, shape, dtype):
 _maxwell_jit = jit(_maxwell, static_argnums=(1, 2))
 
 
+@with_out_sharding("random.maxwell")
 def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """One-sided Maxwell samples: the norm of three standard normal draws."""
     k, _ = _check_key("maxwell", key)
@@ -354,6 +359,7 @@ def _wald(key, mean, shape, dtype):
 _wald_jit = jit(_wald, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.wald")
 def wald(key: Any, mean: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Wald (inverse Gaussian) samples with the given mean (Michael-Schucany-Haas)."""
     k, _ = _check_key("wald", key)
@@ -380,6 +386,7 @@ def _triangular(key, left, mode, right, shape, dtype):
 _triangular_jit = jit(_triangular, static_argnums=(4, 5))
 
 
+@with_out_sharding("random.triangular")
 def triangular(
     key: Any,
     left: Any,
@@ -417,6 +424,7 @@ def _geometric(key, p, shape, dtype):
 _geometric_jit = jit(_geometric, static_argnums=(2, 3))
 
 
+@with_out_sharding("random.geometric")
 def geometric(key: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """Geometric samples (trials up to the first success, probability ``p``), as integers."""
     k, _ = _check_key("geometric", key)
@@ -463,6 +471,7 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
 _multivariate_normal_jit = jit(_multivariate_normal, static_argnums=(3, 4, 5))
 
 
+@with_out_sharding("random.multivariate_normal")
 def multivariate_normal(
     key: Any,
     mean: Any,
@@ -509,6 +518,7 @@ def _static_dim(d: Any) -> int:
 _orthogonal_jit = jit(_orthogonal, static_argnums=(1, 2, 3, 4))
 
 
+@with_out_sharding("random.orthogonal")
 def orthogonal(
     key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None, m: int | None = None
 ) -> Any:
@@ -592,6 +602,7 @@ def _ball_bf16(g, e, p, inv_p):
 _ball_jit = jit(_ball, static_argnums=(2, 3, 4))
 
 
+@with_out_sharding("random.ball")
 def ball(key: Any, d: int, p: Any = 2, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Uniform samples of the unit Lp ball in ``d`` dimensions, shape ``shape + (d,)``:
     generalized normal draws over ``(sum |g|**p + e) ** (1/p)`` for an exponential ``e``

@@ -111,7 +111,7 @@ def _like_dtype_and_shape(a: Any, dtype: Any, shape: Any, fn: str):
 
 
 @over_key_data("jnp.zeros_like")
-@with_out_sharding("jnp.zeros_like")
+@with_out_sharding("jnp.zeros_like", like=True)
 def zeros_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -121,7 +121,7 @@ def zeros_like(
 
 
 @over_key_data("jnp.ones_like")
-@with_out_sharding("jnp.ones_like")
+@with_out_sharding("jnp.ones_like", like=True)
 def ones_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -131,7 +131,7 @@ def ones_like(
 
 
 @over_key_data("jnp.empty_like")
-@with_out_sharding("jnp.empty_like")
+@with_out_sharding("jnp.empty_like", like=True)
 def empty_like(
     prototype: Any,
     dtype: Any = None,
@@ -146,7 +146,7 @@ def empty_like(
 
 
 @over_key_data("jnp.full_like")
-@with_out_sharding("jnp.full_like")
+@with_out_sharding("jnp.full_like", like=True)
 def full_like(
     a: Any,
     fill_value: Any,

@@ -18,9 +18,11 @@ from spmd._src import dtypes
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.sharding import _reshard_sharding, apply_out_sharding
 from spmd._src.numpy import util
 from spmd._src.numpy.products import _dot_general, _finish, _result_type
 from spmd._src.numpy.util import with_out_sharding
+from spmd._src.sharding import P
 from spmd._src.util import prod
 
 # ---------------------------------------------------------------------------------------------
@@ -128,7 +130,7 @@ def _parse_einsum(spec: str, shapes: Sequence[tuple[int, ...]]):
     return labels, out, sizes
 
 
-@with_out_sharding("jnp.einsum")
+@with_out_sharding("jnp.einsum", inner=True)
 def einsum(
     subscripts,
     /,
@@ -159,11 +161,17 @@ def einsum(
     labels, out_labels, _ = _parse_einsum(spec, [x.shape for x in ops])
     dt, weak = _result_type(ops, preferred_element_type, "einsum")
     env = _EinsumEnv(dt, precision)
+    if out_sharding is not None:
+        # The last contraction takes it (the sharding in types it decides), as in JAX.
+        env.out_sharding = _reshard_sharding(out_sharding, len(out_labels), "jnp.einsum")
+        env.out_labels = out_labels
     terms = list(zip(ops, labels))
     if len(terms) == 1:
         x, names = terms[0]
         x, names = env.single(x, names, out_labels)
         terms = [(x, names)]
+        if out_sharding is not None:
+            terms = [(apply_out_sharding(x, env.out_sharding, "jnp.einsum"), names)]
     if len(terms) > 1:
         sizes = {}
         for x, names in terms:
@@ -234,6 +242,21 @@ def _contraction_path(labels: list[str], sizes: dict[str, int], out: str) -> lis
 
 class _EinsumEnv:
     """The steps of an einsum contraction, in the accumulation dtype ``dt``."""
+
+    out_sharding: Any = None  # the result's, by out_labels (einsum's out_sharding=)
+    out_labels: str = ""
+
+    def _sharding_for(self, final: str, names: str) -> Any:
+        """The out_sharding for the contraction giving the result (labels ``names``)."""
+        if self.out_sharding is None or final != self.out_labels:
+            return None
+        if names == final:
+            return self.out_sharding
+        spec = self.out_sharding.spec._normalized(len(final))
+        parts = [spec[final.index(c)] for c in names]
+        while parts and parts[-1] is None:
+            parts.pop()
+        return self.out_sharding.with_spec(P(*parts))
 
     def __init__(self, dt: np.dtype, precision: Any) -> None:
         self.dt = dt
@@ -318,12 +341,14 @@ class _EinsumEnv:
         # Of the two operand orders, prefer one whose result needs no transpose.
         if bstr + rfree + lfree == final:
             out = _dot_general(
-                rhs, lhs, (r_contract, l_contract), (r_batch, l_batch), self.precision, self.dt
-            )
+                rhs, lhs, (r_contract, l_contract), (r_batch, l_batch), self.precision, self.dt,
+                self._sharding_for(final, bstr + rfree + lfree),
+            )  # fmt: skip
             return out, bstr + rfree + lfree
         out = _dot_general(
-            lhs, rhs, (l_contract, r_contract), (l_batch, r_batch), self.precision, self.dt
-        )
+            lhs, rhs, (l_contract, r_contract), (l_batch, r_batch), self.precision, self.dt,
+            self._sharding_for(final, bstr + lfree + rfree),
+        )  # fmt: skip
         names = bstr + lfree + rfree
         if names != final:
             out = lax_shape.transpose(out, tuple(names.index(c) for c in final))

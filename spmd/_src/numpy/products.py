@@ -65,9 +65,14 @@ def _out_sharding(out_sharding, a, b, contract, name: str):
     return _reshard_sharding(out_sharding, a.ndim + b.ndim - 2 * len(contract[0]), name)
 
 
-def _dot_general(a, b, contract, batch, precision, preferred):
+def _dot_general(a, b, contract, batch, precision, preferred, out_sharding=None):
     return lax_dot.dot_general(
-        a, b, (contract, batch), precision=precision, preferred_element_type=preferred
+        a,
+        b,
+        (contract, batch),
+        precision=precision,
+        preferred_element_type=preferred,
+        out_sharding=out_sharding,
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.api import jit
-from spmd._src.array import Array
+from spmd._src.array import Array, type_sharding
 from spmd._src.config import config
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
@@ -28,11 +28,13 @@ from spmd._src.lax.sharding import apply_out_sharding
 from spmd._src.util import canonicalize_axis
 
 
-def with_out_sharding(name: str, inner: bool = False):
+def with_out_sharding(name: str, inner: bool = False, like: bool = False):
     """Decorate a jnp function taking ``out_sharding=``: its result is moved to that sharding
     (never silently ignored; axes JAX refuses there are refused with JAX's ValueError).
     ``inner``: the function hands ``out_sharding`` to the primitive computing its result (a
-    contraction, whose sharding in types it decides): only None is handled here."""
+    contraction, whose sharding in types it decides): only None is handled here. ``like``: a
+    ``*_like`` function, whose result of its first argument's shape takes that argument's
+    sharding in types (Explicit mesh axes) when no ``out_sharding`` is given, as in JAX."""
 
     def deco(fn):
         if inner:
@@ -40,7 +42,12 @@ def with_out_sharding(name: str, inner: bool = False):
 
         @functools.wraps(fn)
         def wrapped(*args, out_sharding=None, **kwargs):
-            return apply_out_sharding(fn(*args, **kwargs), out_sharding, name)
+            out = fn(*args, **kwargs)
+            if like and out_sharding is None and args:
+                s = type_sharding(args[0])
+                if s is not None and tuple(np.shape(out)) == tuple(np.shape(args[0])):
+                    out_sharding = s
+            return apply_out_sharding(out, out_sharding, name)
 
         return wrapped
 
