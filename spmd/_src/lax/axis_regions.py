@@ -73,8 +73,21 @@ def _cast(x: Any, mesh: Mesh) -> Any:
     return sharding_constraint(x, keep, reshard_p)
 
 
-def _check_prefix(who: str, what: str, shardings: Any, tree: Any) -> list:
-    return prefix_targets(shardings, tree, f"{who} {what}")
+def _region(kind: str, f: Callable, args, kwargs, axes: Any, to: AxisType, enter, leave):
+    """Run ``f`` with the mesh axes ``axes`` of type ``to``: ``enter(who, leaves, inner, names)``
+    moves the arguments' leaves onto the retyped mesh ``inner``, ``leave(who, out, outs, mesh)``
+    the results' leaves back onto ``mesh``."""
+    who = f"{kind}({getattr(f, '__name__', 'f')})"
+    leaves, treedef = tu.tree_flatten((args, kwargs))
+    mesh = _region_mesh(who, leaves)
+    names = _axes(who, mesh, axes)
+    inner = _retyped(mesh, names, to)
+    with use_mesh(inner):
+        a, kw = tu.tree_unflatten(treedef, enter(who, leaves, inner, names))
+        out = f(*a, **kw)
+    outs, out_tree = tu.tree_flatten(out)
+    with use_mesh(mesh):
+        return tu.tree_unflatten(out_tree, leave(who, out, outs, mesh))
 
 
 def auto_axes(
@@ -86,28 +99,26 @@ def auto_axes(
     if f is None:
         return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
 
+    def enter(who, leaves, inner, names):
+        return [_cast(x, inner) for x in leaves]
+
+    def leave(who, out, outs, mesh):
+        targets = prefix_targets(out_sharding, out, f"{who} out_sharding")
+        return [
+            sharding_constraint(
+                x, _reshard_sharding(t, len(getattr(x, "shape", ())), who), reshard_p
+            )
+            for x, t in zip(outs, targets)
+        ]
+
     @functools.wraps(f)
     def run(*args: Any, **kwargs: Any) -> Any:
-        who = f"auto_axes({getattr(f, '__name__', 'f')})"
         if out_sharding is None:
-            raise TypeError(f"{who}: missing required keyword argument: 'out_sharding'")
-        leaves, treedef = tu.tree_flatten((args, kwargs))
-        mesh = _region_mesh(who, leaves)
-        names = _axes(who, mesh, axes)
-        inner = _retyped(mesh, names, AxisType.Auto)
-        a, kw = tu.tree_unflatten(treedef, [_cast(x, inner) for x in leaves])
-        with use_mesh(inner):
-            out = f(*a, **kw)
-        outs, out_tree = tu.tree_flatten(out)
-        with use_mesh(mesh):
-            targets = _check_prefix(who, "out_sharding", out_sharding, out)
-            placed = [
-                sharding_constraint(
-                    x, _reshard_sharding(t, len(getattr(x, "shape", ())), who), reshard_p
-                )
-                for x, t in zip(outs, targets)
-            ]
-        return tu.tree_unflatten(out_tree, placed)
+            raise TypeError(
+                f"auto_axes({getattr(f, '__name__', 'f')}): missing required keyword argument: "
+                "'out_sharding'"
+            )
+        return _region("auto_axes", f, args, kwargs, axes, AxisType.Auto, enter, leave)
 
     return run
 
@@ -126,22 +137,17 @@ def explicit_axes(
         who = f"explicit_axes({getattr(f, '__name__', 'f')})"
         if in_sharding is None:
             raise TypeError(f"{who}: missing required keyword argument: 'in_sharding'")
-        leaves, treedef = tu.tree_flatten((args, kwargs))
-        mesh = _region_mesh(who, leaves)
-        names = _axes(who, mesh, axes)
-        inner = _retyped(mesh, names, AxisType.Explicit)
-        targets = _check_prefix(who, "in_sharding", in_sharding, args)
         if kwargs:
             raise TypeError(f"{who}: in_sharding covers positional arguments only")
-        moved = []
-        with use_mesh(inner):
-            for x, t in zip(leaves, targets):
-                moved.append(_enter(who, x, t, inner, names))
-        a, kw = tu.tree_unflatten(treedef, moved)
-        with use_mesh(inner):
-            out = f(*a, **kw)
-        outs, out_tree = tu.tree_flatten(out)
-        return tu.tree_unflatten(out_tree, [_cast(x, mesh) for x in outs])
+        targets = prefix_targets(in_sharding, args, f"{who} in_sharding")
+
+        def enter(who, leaves, inner, names):
+            return [_enter(who, x, t, inner, names) for x, t in zip(leaves, targets)]
+
+        def leave(who, out, outs, mesh):
+            return [_cast(x, mesh) for x in outs]
+
+        return _region("explicit_axes", f, args, kwargs, axes, AxisType.Explicit, enter, leave)
 
     return run
 
