@@ -4,7 +4,7 @@ This module re-exports the public API; the implementation lives in ``spmd._src``
 """
 
 from spmd._src import dispatch as _dispatch  # noqa: F401  (installs the eager executor)
-from spmd._src.api import ShapeDtypeStruct, eval_shape, jit, make_jaxpr
+from spmd._src.api import ShapeDtypeStruct, jit
 from spmd._src.api_misc import (
     clear_caches,
     default_matmul_precision,
@@ -15,6 +15,7 @@ from spmd._src.api_misc import (
     named_scope,
     print_environment_info,
 )
+from spmd._src.api_trace import eval_shape, make_jaxpr
 from spmd._src.array import PublicArray as Array
 from spmd._src.array import Shard
 from spmd._src.autodiff import (
