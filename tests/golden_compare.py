@@ -7,6 +7,9 @@ a Python scalar leaf is ``{"py": <type name>, "value": v}``.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from spmd._src import dispatch
@@ -14,6 +17,28 @@ from spmd._src.array import Array
 
 # JAX's default test tolerances (jtu.tolerance), used as both rtol and atol.
 DEFAULT_TOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-15}
+DEFAULT_TOL["complex64"] = DEFAULT_TOL["float32"]
+
+_TESTS = Path(__file__).resolve().parent
+
+
+def load_golden(name: str, key: str = "cases"):
+    """``tests/golden/<name>.json``'s ``key`` entry (a family's records by case name)."""
+    return json.loads((_TESTS / "golden" / f"{name}.json").read_text())[key]
+
+
+def load_golden_family(name: str, key: str = "cases"):
+    """``(gen, golden)``: the generator module ``tests/golden_gen/<name>_gen.py`` (loaded from
+    its file: it is a script run under JAX, not a package module; its programs take the jax
+    namespace as an argument) and ``load_golden(name, key)``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        f"{name}_gen", _TESTS / "golden_gen" / f"{name}_gen.py"
+    )
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen, load_golden(name, key)
 
 
 def to_spmd(a):
@@ -109,23 +134,96 @@ def known_failure_params(cases: list, known: dict) -> list:
     ]
 
 
+def case_fn_args(case, jnp, lax) -> tuple:
+    """The function a ``cases_*`` case runs and its arguments as spmd takes them: the case's
+    ``build(jnp, lax)`` where it has one, else ``make(jnp, lax)`` on ``args``."""
+    if hasattr(case, "build"):
+        fn, args = case.build(jnp, lax)
+    else:
+        fn, args = case.make(jnp, lax), case.args
+    return fn, [to_spmd(a) for a in args]
+
+
+def case_modes(case) -> tuple:
+    """Eager, and ``jit`` too unless the case is eager only (static arguments)."""
+    return ("eager", "jit") if getattr(case, "jit", True) else ("eager",)
+
+
+def mode_params(cases: list, keep) -> list:
+    """``(case, mode)`` test parameters, ids ``<name>-<mode>``, for each case where
+    ``keep(case)``, in each of its ``case_modes``."""
+    import pytest
+
+    return [pytest.param(c, m, id=f"{c.name}-{m}") for c in cases if keep(c) for m in case_modes(c)]
+
+
+def assert_matches_golden(out, golden: dict, what: str, rtol: float | None = None) -> None:
+    """``out`` has the structure, dtypes, weak types and shapes of the golden record; integers
+    and bools exact; floats within ``rtol`` (relative to each value and to the largest), or by
+    default within JAX's test tolerance of their dtype, both relative and absolute."""
+    from cases_linalg_more import flatten
+    from test_linalg_more import _check_leaf
+
+    tree, leaves = flatten(out)
+    assert tree == golden["tree"], f"{what}: structure {tree}, expected {golden['tree']}"
+    assert len(leaves) == len(golden["leaves"])
+    for i, (g, r) in enumerate(zip(leaves, golden["leaves"])):
+        if rtol is None:
+            tol = DEFAULT_TOL.get(r["dtype"], 0.0)
+            _check_leaf(g, r, f"{what} leaf {i}", tol, tol)
+        else:
+            _check_leaf(g, r, f"{what} leaf {i}", rtol)
+
+
+def assert_values_like_jax(case, golden: dict, mode: str, jnp, lax, rtol=None) -> None:
+    """A case's result, eagerly or under ``jit``, equals JAX's (the ``jit`` record where JAX's
+    differed from its eager one)."""
+    import spmd
+
+    fn, args = case_fn_args(case, jnp, lax)
+    out = (spmd.jit(fn) if mode == "jit" else fn)(*args)
+    assert_matches_golden(out, golden.get(mode, golden["eager"]), "value", rtol)
+
+
+def assert_grad_like_jax(case, golden: dict, jnp, lax, mode: str = "eager", rtol=None) -> None:
+    """The gradient of the weighted sum of a case's outputs (``case.grad``: argnums), eagerly
+    or under ``jit``, equals JAX's."""
+    from cases_linalg_more import weighted_sum
+
+    import spmd
+
+    fn, args = case_fn_args(case, jnp, lax)
+    g = spmd.grad(lambda *a: weighted_sum(jnp, fn(*a)), argnums=case.grad)
+    got = (spmd.jit(g) if mode == "jit" else g)(*args)
+    assert_matches_golden(tuple(got), golden["grad"], "gradient", rtol)
+
+
+def assert_jaxpr_like_jax(case, golden: dict, jnp, lax) -> None:
+    """``str(make_jaxpr(fn)(*args))`` is the text JAX printed."""
+    import spmd
+
+    fn, args = case_fn_args(case, jnp, lax)
+    assert str(spmd.make_jaxpr(fn)(*args)) == golden["jaxpr"]
+
+
 def assert_raises_like_jax(case, golden: dict, mode: str, jnp, lax) -> None:
-    """An error case of a ``cases_*`` family (``case.build(jnp, lax)``): JAX raised
-    ``case.error`` (the golden says so), and spmd raises the same builtin class, eagerly or
-    under ``jit``, with a message matching ``case.match`` (it names the function and sizes)."""
+    """An error case of a ``cases_*`` family: JAX raised ``case.error`` (the golden says so),
+    and spmd raises the same class (a builtin, or one of ``spmd.errors``), eagerly or under
+    ``jit``, with a message matching ``case.match`` (it names the function and sizes)."""
     import builtins
     import re
 
     import pytest
 
     import spmd
+    import spmd.errors
 
     assert golden["error"] == case.error  # what JAX raised
-    fn, args = case.build(jnp, lax)
-    args = [to_spmd(a) for a in args]
+    fn, args = case_fn_args(case, jnp, lax)
     if mode == "jit":
         fn = spmd.jit(fn)
-    with pytest.raises(getattr(builtins, case.error)) as info:
+    error = getattr(builtins, case.error, None) or getattr(spmd.errors, case.error)
+    with pytest.raises(error) as info:
         fn(*args)
     assert re.search(case.match, str(info.value)), str(info.value)
 

@@ -6,70 +6,43 @@ as ``tests/test_dot_algorithms.py`` compares them; bad accuracies raise JAX's ex
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 from cases_accuracy import CASES, JAXPR_CASES, X
-from cases_lax_more import weighted_sum
-from golden_compare import to_spmd
-from test_dot_algorithms import _compare, _error_class
+from golden_compare import (
+    assert_grad_like_jax,
+    assert_jaxpr_like_jax,
+    assert_raises_like_jax,
+    assert_values_like_jax,
+    load_golden,
+    mode_params,
+)
 
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "accuracy.json").read_text())["cases"]
+GOLDEN = load_golden("accuracy")
 
 
-def _args(case):
-    return [to_spmd(a) for a in case.args]
-
-
-@pytest.mark.parametrize(
-    "case,mode",
-    [
-        pytest.param(c, m, id=f"{c.name}-{m}")
-        for c in CASES
-        if not c.error
-        for m in ("eager", "jit")
-    ],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
 def test_values(case, mode):
-    fn = case.make(jnp, lax)
-    golden = GOLDEN[case.name]
-    out = (spmd.jit(fn) if mode == "jit" else fn)(*_args(case))
-    _compare(out, golden.get(mode, golden["eager"]), "value")
+    assert_values_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES if c.grad])
 def test_grad(case):
-    fn = case.make(jnp, lax)
-    g = spmd.grad(lambda *a: weighted_sum(jnp, fn(*a)), argnums=case.grad)
-    _compare(tuple(g(*_args(case))), GOLDEN[case.name]["grad"], "gradient")
+    assert_grad_like_jax(case, GOLDEN[case.name], jnp, lax)
 
 
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in ("eager", "jit")],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error))
 def test_errors(case, mode):
-    assert GOLDEN[case.name]["error"] == case.error  # what JAX raised
-    fn = case.make(jnp, lax)
-    if mode == "jit":
-        fn = spmd.jit(fn)
-    with pytest.raises(_error_class(case.error)) as info:
-        fn(*_args(case))
-    assert re.search(case.match, str(info.value)), str(info.value)
+    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 @pytest.mark.parametrize("name", JAXPR_CASES)
 def test_jaxpr(name):
-    case = next(c for c in CASES if c.name == name)
-    got = str(spmd.make_jaxpr(case.make(jnp, lax))(*_args(case)))
-    assert got == GOLDEN[name]["jaxpr"]
+    assert_jaxpr_like_jax(next(c for c in CASES if c.name == name), GOLDEN[name], jnp, lax)
 
 
 def test_tolerance_jaxpr():

@@ -10,87 +10,43 @@ argument and the sizes.
 
 from __future__ import annotations
 
-import builtins
-import json
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 from cases_dot_algorithms import CASES, JAXPR_CASES
-from cases_lax_more import flatten, weighted_sum
-from golden_compare import to_spmd
-from test_linalg_more import _check_leaf
+from golden_compare import (
+    assert_grad_like_jax,
+    assert_jaxpr_like_jax,
+    assert_raises_like_jax,
+    assert_values_like_jax,
+    load_golden,
+    mode_params,
+)
 
 import spmd
-import spmd.errors
 import spmd.numpy as jnp
 from spmd import lax
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "dot_algorithms.json").read_text())["cases"]
-
-# JAX's default test tolerances by dtype (relative and absolute).
-TOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-15, "complex64": 1e-6}
+GOLDEN = load_golden("dot_algorithms")
 
 
-def _compare(out, golden: dict, what: str) -> None:
-    tree, leaves = flatten(out)
-    assert tree == golden["tree"], f"{what}: structure {tree}, expected {golden['tree']}"
-    assert len(leaves) == len(golden["leaves"])
-    for i, (g, r) in enumerate(zip(leaves, golden["leaves"])):
-        tol = TOL.get(r["dtype"], 0.0)
-        _check_leaf(g, r, f"{what} leaf {i}", tol, tol)
-
-
-def _args(case):
-    return [to_spmd(a) for a in case.args]
-
-
-def _modes(c):
-    return ("eager", "jit") if c.jit else ("eager",)
-
-
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in _modes(c)],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
 def test_values(case, mode):
-    fn = case.make(jnp, lax)
-    golden = GOLDEN[case.name]
-    out = (spmd.jit(fn) if mode == "jit" else fn)(*_args(case))
-    _compare(out, golden.get(mode, golden["eager"]), "value")
+    assert_values_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES if c.grad is not None])
 def test_grad(case):
-    fn = case.make(jnp, lax)
-    g = spmd.grad(lambda *a: weighted_sum(jnp, fn(*a)), argnums=case.grad)
-    _compare(tuple(g(*_args(case))), GOLDEN[case.name]["grad"], "gradient")
+    assert_grad_like_jax(case, GOLDEN[case.name], jnp, lax)
 
 
-def _error_class(name: str) -> type:
-    return getattr(builtins, name, None) or getattr(spmd.errors, name)
-
-
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in _modes(c)],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error))
 def test_errors(case, mode):
-    assert GOLDEN[case.name]["error"] == case.error  # what JAX raised
-    fn = case.make(jnp, lax)
-    if mode == "jit":
-        fn = spmd.jit(fn)
-    with pytest.raises(_error_class(case.error)) as info:
-        fn(*_args(case))
-    assert re.search(case.match, str(info.value)), str(info.value)
+    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 @pytest.mark.parametrize("name", JAXPR_CASES)
 def test_jaxpr(name):
-    case = next(c for c in CASES if c.name == name)
-    got = str(spmd.make_jaxpr(case.make(jnp, lax))(*_args(case)))
-    assert got == GOLDEN[name]["jaxpr"]
+    assert_jaxpr_like_jax(next(c for c in CASES if c.name == name), GOLDEN[name], jnp, lax)
 
 
 def test_every_case_has_a_golden():

@@ -11,81 +11,39 @@ function, the argument and the sizes. ``vmap`` is checked against a loop over ex
 
 from __future__ import annotations
 
-import builtins
-import json
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
-from cases_lax_more import CASES, flatten, weighted_sum
-from golden_compare import to_spmd
-from test_linalg_more import _check_leaf
+from cases_lax_more import CASES
+from golden_compare import (
+    assert_grad_like_jax,
+    assert_raises_like_jax,
+    assert_values_like_jax,
+    load_golden,
+    mode_params,
+)
 
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "lax_more.json").read_text())["cases"]
+GOLDEN = load_golden("lax_more")
 
 RTOL = 2e-6  # float32: sums in another order round differently
 
 
-def _compare(out, golden: dict, what: str) -> None:
-    tree, leaves = flatten(out)
-    assert tree == golden["tree"], f"{what}: structure {tree}, expected {golden['tree']}"
-    assert len(leaves) == len(golden["leaves"])
-    for i, (g, r) in enumerate(zip(leaves, golden["leaves"])):
-        _check_leaf(g, r, f"{what} leaf {i}", RTOL)
-
-
-def _run_args(case):
-    return [to_spmd(a) for a in case.args]
-
-
-def _modes(c):
-    return ("eager", "jit") if c.jit else ("eager",)
-
-
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in _modes(c)],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
 def test_values(case, mode):
-    fn = case.make(jnp, lax)
-    golden = GOLDEN[case.name]
-    out = (spmd.jit(fn) if mode == "jit" else fn)(*_run_args(case))
-    _compare(out, golden.get(mode, golden["eager"]), "value")
+    assert_values_like_jax(case, GOLDEN[case.name], mode, jnp, lax, RTOL)
 
 
-@pytest.mark.parametrize(
-    "case,mode",
-    [
-        pytest.param(c, m, id=f"{c.name}-{m}")
-        for c in CASES
-        if c.grad is not None
-        for m in _modes(c)
-    ],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.grad is not None))
 def test_grad(case, mode):
-    fn = case.make(jnp, lax)
-    g = spmd.grad(lambda *a: weighted_sum(jnp, fn(*a)), argnums=case.grad)
-    got = (spmd.jit(g) if mode == "jit" else g)(*_run_args(case))
-    _compare(tuple(got), GOLDEN[case.name]["grad"], "gradient")
+    assert_grad_like_jax(case, GOLDEN[case.name], jnp, lax, mode, RTOL)
 
 
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in _modes(c)],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error))
 def test_errors(case, mode):
-    assert GOLDEN[case.name]["error"] == case.error  # what JAX raised
-    fn = case.make(jnp, lax)
-    if mode == "jit":
-        fn = spmd.jit(fn)
-    with pytest.raises(getattr(builtins, case.error)) as info:
-        fn(*_run_args(case))
-    assert re.search(case.match, str(info.value)), str(info.value)
+    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 def test_every_case_has_a_golden():

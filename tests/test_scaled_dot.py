@@ -6,62 +6,37 @@
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import ml_dtypes
 import numpy as np
 import pytest
 from cases_scaled_dot import CASES, JAXPR_CASES
-from golden_compare import to_spmd
-from test_dot_algorithms import _compare, _error_class
+from golden_compare import (
+    assert_jaxpr_like_jax,
+    assert_raises_like_jax,
+    assert_values_like_jax,
+    load_golden,
+    mode_params,
+)
 
-import spmd
 import spmd.numpy as jnp
 from spmd import lax, nn
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "scaled_dot.json").read_text())["cases"]
+GOLDEN = load_golden("scaled_dot")
 
 
-def _args(case):
-    return [to_spmd(a) for a in case.args]
-
-
-def _modes(c):
-    return ("eager", "jit") if c.jit else ("eager",)
-
-
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in _modes(c)],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
 def test_values(case, mode):
-    fn = case.make(jnp, lax)
-    golden = GOLDEN[case.name]
-    out = (spmd.jit(fn) if mode == "jit" else fn)(*_args(case))
-    _compare(out, golden.get(mode, golden["eager"]), "value")
+    assert_values_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in _modes(c)],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error))
 def test_errors(case, mode):
-    assert GOLDEN[case.name]["error"] == case.error  # what JAX raised
-    fn = case.make(jnp, lax)
-    if mode == "jit":
-        fn = spmd.jit(fn)
-    with pytest.raises(_error_class(case.error)) as info:
-        fn(*_args(case))
-    assert re.search(case.match, str(info.value)), str(info.value)
+    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
 
 @pytest.mark.parametrize("name", JAXPR_CASES)
 def test_jaxpr(name):
-    case = next(c for c in CASES if c.name == name)
-    got = str(spmd.make_jaxpr(case.make(jnp, lax))(*_args(case)))
-    assert got == GOLDEN[name]["jaxpr"]
+    assert_jaxpr_like_jax(next(c for c in CASES if c.name == name), GOLDEN[name], jnp, lax)
 
 
 def test_every_case_has_a_golden():
