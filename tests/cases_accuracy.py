@@ -6,10 +6,12 @@ spmd (``tests/test_accuracy.py``), in the format of ``tests/cases_dot_algorithms
 from __future__ import annotations
 
 import numpy as np
+from cases_family import case_adder
 from cases_lax_more import Case
 
 CASES: list[Case] = []
 JAXPR_CASES: list[str] = []
+case = case_adder(CASES, JAXPR_CASES)
 
 OPS = ["cbrt", "cos", "exp", "exp2", "expm1", "log", "log1p", "logistic"]
 OPS += ["rsqrt", "sin", "sqrt", "tan", "tanh"]
@@ -22,14 +24,6 @@ MODES = {
     "default": lambda lax: lax.AccuracyMode.DEFAULT,
     "tolerance": lambda lax: lax.Tolerance(atol=1e-3, rtol=1e-3),
 }
-
-
-def case(name: str, make, *args, jaxpr: bool = False, **kw) -> None:
-    if any(c.name == name for c in CASES):
-        raise ValueError(f"duplicate case name {name!r}")
-    CASES.append(Case(name, make, tuple(args), **kw))
-    if jaxpr:
-        JAXPR_CASES.append(name)
 
 
 for _op in OPS:

@@ -12,18 +12,13 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+from cases_family import case_adder
 from cases_lax_more import Case
 
 CASES: list[Case] = []
 JAXPR_CASES: list[str] = []  # names of the cases whose jaxpr is recorded too
 
-
-def case(name: str, make, *args, jaxpr: bool = False, **kw) -> None:
-    if any(c.name == name for c in CASES):
-        raise ValueError(f"duplicate case name {name!r}")
-    CASES.append(Case(name, make, tuple(args), **kw))
-    if jaxpr:
-        JAXPR_CASES.append(name)
+case = case_adder(CASES, JAXPR_CASES)
 
 
 def _normal(seed: int, shape, scale: float = 1.0) -> np.ndarray:

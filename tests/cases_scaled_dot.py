@@ -6,27 +6,15 @@ and by spmd (``tests/test_scaled_dot.py``), in the format of ``tests/cases_dot_a
 
 from __future__ import annotations
 
-import importlib
-
 import ml_dtypes
 import numpy as np
+from cases_family import case_adder, top_module
 from cases_lax_more import Case
 
 CASES: list[Case] = []
 JAXPR_CASES: list[str] = []
 
-
-def case(name: str, make, *args, jaxpr: bool = False, **kw) -> None:
-    if any(c.name == name for c in CASES):
-        raise ValueError(f"duplicate case name {name!r}")
-    CASES.append(Case(name, make, tuple(args), **kw))
-    if jaxpr:
-        JAXPR_CASES.append(name)
-
-
-def _jax(lax):
-    """The top module (jax or spmd) of the lax module a case runs with."""
-    return importlib.import_module(lax.__name__.split(".")[0])
+case = case_adder(CASES, JAXPR_CASES)
 
 
 rs = np.random.RandomState(0)
@@ -125,7 +113,7 @@ case(
 case(
     "scaled_dot_vmap",
     lambda jnp, lax: (
-        lambda a, b, sa, sb: _jax(lax).vmap(
+        lambda a, b, sa, sb: top_module(lax).vmap(
             lambda x, s: lax.scaled_dot(x, b, lhs_scale=s, rhs_scale=sb)
         )(a, sa)
     ),
@@ -208,7 +196,7 @@ case(
 case(
     "scaled_dot_grad",
     lambda jnp, lax: (
-        lambda a, b: _jax(lax).grad(
+        lambda a, b: top_module(lax).grad(
             lambda x: lax.scaled_dot(x, b, preferred_element_type=np.float32).sum()
         )(a)
     ),
@@ -223,12 +211,12 @@ case(
 
 case(
     "nvfp4_config_global_scale",
-    lambda jnp, lax: lambda: _jax(lax).nn.get_scaled_dot_general_config("nvfp4").global_scale,
+    lambda jnp, lax: lambda: top_module(lax).nn.get_scaled_dot_general_config("nvfp4").global_scale,
     jit=False,
 )
 case(
     "config_unsupported_mode",
-    lambda jnp, lax: lambda: _jax(lax).nn.get_scaled_dot_general_config("fp8"),
+    lambda jnp, lax: lambda: top_module(lax).nn.get_scaled_dot_general_config("fp8"),
     error="ValueError",
     match=r"^Unsupported mode: fp8 \(get_scaled_dot_general_config: mode must be",
     jit=False,
@@ -241,7 +229,7 @@ _CPU = r"^MLIR translation rule for primitive 'scaled_matmul' not found for plat
 
 
 def _sm(jnp, lax):
-    return _jax(lax).nn.scaled_matmul
+    return top_module(lax).nn.scaled_matmul
 
 
 case(
@@ -310,7 +298,7 @@ case(
 _DN = (((2,), (2,)), ((0,), (0,)))
 case(
     "scaled_dot_general_no_configs",
-    lambda jnp, lax: lambda a, b: _jax(lax).nn.scaled_dot_general(a, b, _DN),
+    lambda jnp, lax: lambda a, b: top_module(lax).nn.scaled_dot_general(a, b, _DN),
     rs.standard_normal((2, 4, 8)).astype(np.float32),
     rs.standard_normal((2, 3, 8)).astype(np.float32),
     jaxpr=True,
@@ -318,8 +306,8 @@ case(
 case(
     "scaled_dot_general_mxfp8_cpu",
     lambda jnp, lax: (
-        lambda a, b: _jax(lax).nn.scaled_dot_general(
-            a, b, _DN, configs=[_jax(lax).nn.get_scaled_dot_general_config("mxfp8")] * 3
+        lambda a, b: top_module(lax).nn.scaled_dot_general(
+            a, b, _DN, configs=[top_module(lax).nn.get_scaled_dot_general_config("mxfp8")] * 3
         )
     ),
     np.ones((2, 4, 64), np.float32),

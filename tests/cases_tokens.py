@@ -6,25 +6,14 @@ no value to record); the jaxprs show the tokens.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
+from cases_family import case_adder, top_module
 from cases_lax_more import Case
 
 CASES: list[Case] = []
 JAXPR_CASES: list[str] = []
 
-
-def case(name: str, make, *args, jaxpr: bool = False, **kw) -> None:
-    if any(c.name == name for c in CASES):
-        raise ValueError(f"duplicate case name {name!r}")
-    CASES.append(Case(name, make, tuple(args), **kw))
-    if jaxpr:
-        JAXPR_CASES.append(name)
-
-
-def _jax(lax):
-    return importlib.import_module(lax.__name__.split(".")[0])
+case = case_adder(CASES, JAXPR_CASES)
 
 
 X = np.linspace(-1.0, 1.0, 5).astype(np.float32)
@@ -48,7 +37,7 @@ case(
 )
 case(
     "tokens_under_vmap",
-    lambda jnp, lax: lambda x: _jax(lax).vmap(lambda v: (lax.create_token(), v * v)[1])(x),
+    lambda jnp, lax: lambda x: top_module(lax).vmap(lambda v: (lax.create_token(), v * v)[1])(x),
     X,
 )
 case(
