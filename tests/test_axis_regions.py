@@ -4,26 +4,18 @@ jaxprs and the errors equal JAX 0.10's on the programs of tests/golden_gen/axis_
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
+from golden_compare import load_golden_family
 
 import spmd
 import spmd.numpy as jnp
 from spmd.sharding import AxisType, NamedSharding, auto_axes, explicit_axes
 from spmd.sharding import PartitionSpec as P
 
-_HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location(
-    "axis_regions_gen", _HERE / "golden_gen" / "axis_regions_gen.py"
-)
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
-GOLDEN = json.loads((_HERE / "golden" / "axis_regions.json").read_text())["cases"]
+gen, GOLDEN = load_golden_family("axis_regions")
 
 
 def test_golden_cases_are_all_run():

@@ -6,26 +6,18 @@ print options are those of the trace; debug.log makes a logging record at the ca
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
-import json
 import logging
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
+from golden_compare import load_golden_family
 
 import spmd
 import spmd.numpy as jnp
 
-_HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location(
-    "debug_print_gen", _HERE / "golden_gen" / "debug_print_gen.py"
-)
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
-GOLDEN = json.loads((_HERE / "golden" / "debug_print.json").read_text())["cases"]
+gen, GOLDEN = load_golden_family("debug_print")
 
 
 def test_golden_cases_are_all_run():

@@ -3,23 +3,17 @@ on stdin, print what JAX 0.10's do (tests/golden_gen/debugger_gen.py recorded th
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
+from golden_compare import load_golden_family
 
 import spmd
 
 _HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location(
-    "debugger_gen", _HERE / "golden_gen" / "debugger_gen.py"
-)
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
-GOLDEN = json.loads((_HERE / "golden" / "debugger.json").read_text())["sessions"]
+gen, GOLDEN = load_golden_family("debugger", "sessions")
 
 
 def test_golden_sessions_are_all_run():

@@ -3,25 +3,17 @@ every line the program says equals what JAX 0.10 says."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import types
-from pathlib import Path
 
 import numpy as np
+from golden_compare import load_golden_family
 
 import spmd
 import spmd.numpy as jnp
 from spmd.sharding import AxisType, reshard
 from spmd.sharding import PartitionSpec as P
 
-_HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location(
-    "explicit_sharding_gen", _HERE / "golden_gen" / "explicit_sharding_gen.py"
-)
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
-GOLDEN = json.loads((_HERE / "golden" / "explicit_sharding.json").read_text())["lines"]
+gen, GOLDEN = load_golden_family("explicit_sharding", "lines")
 
 
 def test_lines_match_jax():

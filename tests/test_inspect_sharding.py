@@ -6,14 +6,12 @@ call; jit with the partitioner inserts no collective for them; the jaxpr prints 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
-import json
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
+from golden_compare import load_golden_family
 
 import spmd
 import spmd.numpy as jnp
@@ -21,13 +19,7 @@ from spmd import lax
 from spmd.sharding import AxisType, NamedSharding
 from spmd.sharding import PartitionSpec as P
 
-_HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location(
-    "inspect_sharding_gen", _HERE / "golden_gen" / "inspect_sharding_gen.py"
-)
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
-GOLDEN = json.loads((_HERE / "golden" / "inspect_sharding.json").read_text())["cases"]
+gen, GOLDEN = load_golden_family("inspect_sharding")
 
 
 def _mesh():

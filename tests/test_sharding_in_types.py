@@ -4,13 +4,11 @@ contractions, against JAX 0.10 on the programs of tests/golden_gen/sharding_in_t
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
+from golden_compare import load_golden_family
 
 import spmd
 import spmd.numpy as jnp
@@ -18,13 +16,7 @@ from spmd import lax
 from spmd.sharding import AxisType, NamedSharding
 from spmd.sharding import PartitionSpec as P
 
-_HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location(
-    "sharding_in_types_gen", _HERE / "golden_gen" / "sharding_in_types_gen.py"
-)
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
-GOLDEN = json.loads((_HERE / "golden" / "sharding_in_types.json").read_text())["cases"]
+gen, GOLDEN = load_golden_family("sharding_in_types")
 
 
 def _ns():
