@@ -228,6 +228,54 @@ def assert_raises_like_jax(case, golden: dict, mode: str, jnp, lax) -> None:
     assert re.search(case.match, str(info.value)), str(info.value)
 
 
+def golden_family_tests(cases, golden, jnp, lax, jaxpr_cases=(), rtol=None, jit_grad=False):
+    """The tests every ``cases_*`` golden family runs, as test functions for a test module to
+    bind to its own ``test_*`` names (pytest collects them there, with their ids as written
+    here): ``values`` and ``errors`` per (case, mode), ``grad`` per case with ``grad`` argnums
+    (per (case, mode) with ``jit_grad``), ``jaxpr`` per name of ``jaxpr_cases``, and
+    ``every_case_has_a_golden``. ``rtol``: as ``assert_matches_golden``'s."""
+    import types
+
+    import pytest
+
+    @pytest.mark.parametrize("case,mode", mode_params(cases, lambda c: not c.error))
+    def test_values(case, mode):
+        assert_values_like_jax(case, golden[case.name], mode, jnp, lax, rtol)
+
+    if jit_grad:
+
+        @pytest.mark.parametrize("case,mode", mode_params(cases, lambda c: c.grad is not None))
+        def test_grad(case, mode):
+            assert_grad_like_jax(case, golden[case.name], jnp, lax, mode, rtol)
+
+    else:
+
+        @pytest.mark.parametrize(
+            "case", [pytest.param(c, id=c.name) for c in cases if c.grad is not None]
+        )
+        def test_grad(case):
+            assert_grad_like_jax(case, golden[case.name], jnp, lax, "eager", rtol)
+
+    @pytest.mark.parametrize("case,mode", mode_params(cases, lambda c: c.error))
+    def test_errors(case, mode):
+        assert_raises_like_jax(case, golden[case.name], mode, jnp, lax)
+
+    @pytest.mark.parametrize("name", jaxpr_cases)
+    def test_jaxpr(name):
+        assert_jaxpr_like_jax(next(c for c in cases if c.name == name), golden[name], jnp, lax)
+
+    def test_every_case_has_a_golden():
+        assert sorted(c.name for c in cases) == sorted(golden)
+
+    return types.SimpleNamespace(
+        values=test_values,
+        grad=test_grad,
+        errors=test_errors,
+        jaxpr=test_jaxpr,
+        every_case_has_a_golden=test_every_case_has_a_golden,
+    )
+
+
 def assert_vmap_matches_loop(fn, args, in_axes, flatten, name: str, tol: float = 1e-5) -> None:
     """``vmap(fn, in_axes)`` and its ``jit`` equal ``fn`` run on each example and stacked
     (``in_axes``: an int or one entry per argument, None for an unmapped one); ``flatten``

@@ -11,46 +11,19 @@ argument and the sizes.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from cases_dot_algorithms import CASES, JAXPR_CASES
-from golden_compare import (
-    assert_grad_like_jax,
-    assert_jaxpr_like_jax,
-    assert_raises_like_jax,
-    assert_values_like_jax,
-    load_golden,
-    mode_params,
-)
+from golden_compare import golden_family_tests, load_golden
 
 import spmd
 import spmd.numpy as jnp
 from spmd import lax
 
 GOLDEN = load_golden("dot_algorithms")
-
-
-@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
-def test_values(case, mode):
-    assert_values_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES if c.grad is not None])
-def test_grad(case):
-    assert_grad_like_jax(case, GOLDEN[case.name], jnp, lax)
-
-
-@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error))
-def test_errors(case, mode):
-    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
-
-
-@pytest.mark.parametrize("name", JAXPR_CASES)
-def test_jaxpr(name):
-    assert_jaxpr_like_jax(next(c for c in CASES if c.name == name), GOLDEN[name], jnp, lax)
-
-
-def test_every_case_has_a_golden():
-    assert sorted(c.name for c in CASES) == sorted(GOLDEN)
+# Values, gradients, errors and jaxprs against the golden records (bound to test_* names so
+# pytest collects them here).
+FAMILY = golden_family_tests(CASES, GOLDEN, jnp, lax, JAXPR_CASES)
+test_values, test_grad, test_errors = FAMILY.values, FAMILY.grad, FAMILY.errors
+test_jaxpr, test_every_case_has_a_golden = FAMILY.jaxpr, FAMILY.every_case_has_a_golden
 
 
 def test_vmap_matches_loop():

@@ -14,13 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from cases_lax_more import CASES
-from golden_compare import (
-    assert_grad_like_jax,
-    assert_raises_like_jax,
-    assert_values_like_jax,
-    load_golden,
-    mode_params,
-)
+from golden_compare import golden_family_tests, load_golden
 
 import spmd
 import spmd.numpy as jnp
@@ -30,24 +24,11 @@ GOLDEN = load_golden("lax_more")
 
 RTOL = 2e-6  # float32: sums in another order round differently
 
-
-@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
-def test_values(case, mode):
-    assert_values_like_jax(case, GOLDEN[case.name], mode, jnp, lax, RTOL)
-
-
-@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.grad is not None))
-def test_grad(case, mode):
-    assert_grad_like_jax(case, GOLDEN[case.name], jnp, lax, mode, RTOL)
-
-
-@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error))
-def test_errors(case, mode):
-    assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
-
-
-def test_every_case_has_a_golden():
-    assert sorted(c.name for c in CASES) == sorted(GOLDEN)
+# Values, gradients, errors and jaxprs against the golden records (bound to test_* names so
+# pytest collects them here).
+FAMILY = golden_family_tests(CASES, GOLDEN, jnp, lax, rtol=RTOL, jit_grad=True)
+test_values, test_grad, test_errors = FAMILY.values, FAMILY.grad, FAMILY.errors
+test_every_case_has_a_golden = FAMILY.every_case_has_a_golden
 
 
 # ---------------------------------------------------------------------------------------------
