@@ -18,7 +18,7 @@ import numpy as np
 from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays
 from spmd._src import profiler as _profiler
 from spmd._src import tree_util as tu
-from spmd._src.array import Array, type_sharding
+from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.interpreters import partial_eval as pe
@@ -158,10 +158,14 @@ class _CacheEntry:
         "out_shardings",
         "unused",
         "last_placed",
+        "typed",
     )
 
-    def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None) -> None:
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None, typed=None) -> None:
         self.jaxpr = jaxpr
+        # The arguments' shardings in types it was traced for (Explicit mesh axes; None: none
+        # had one): arguments typed otherwise trace again, as in JAX.
+        self.typed = typed
         self.out_tree = out_tree
         self.in_tree = in_tree
         # Programs with sharding constraints give their results shardings even when their
@@ -331,7 +335,7 @@ class JitWrapped:
         # shard_map, vmap(axis_name=)) traces differently for different axis sizes.
         # So is the context mesh: bare PartitionSpecs in the body resolve against it.
         key = (treedef, sig, static_key, config.trace_context(), core.trace_ctx.axis_env,
-               get_mesh())  # fmt: skip
+               get_mesh(), _typed_key(_type_shardings(leaves)))  # fmt: skip
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, leaves, treedef)
@@ -372,9 +376,10 @@ class JitWrapped:
             return out_leaves
 
         debug = pe.DebugInfo("jit", self.__name__, paths)
-        closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug, _type_shardings(leaves))
+        types = _type_shardings(leaves)
+        closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug, types)
         _check_explicit(closed, leaves)
-        return _CacheEntry(closed, out_tree_box[0], treedef)
+        return _CacheEntry(closed, out_tree_box[0], treedef, _typed_key(types))
 
     # -- calling ---------------------------------------------------------------------------
     def _fast_args(self, args: tuple) -> tuple | None:
@@ -415,6 +420,8 @@ class JitWrapped:
         fast = None if kwargs or not self._fast_ok else self._fast_args(args)
         fast_key = None if fast is None else fast[0]
         hit = self._fast.get(fast_key) if fast_key is not None else None
+        if hit is not None and fast[3] and _typed_key(_type_shardings(args)) != hit[0].typed:
+            hit = None  # placed arguments typed otherwise (Explicit axes): trace again
         if (
             hit is not None
             and not self._has_placements
@@ -674,12 +681,19 @@ class JitWrapped:
         return f"<jitted function {self.__name__}>"
 
 
+def _typed_key(types) -> tuple | None:
+    """Shardings in types as part of a cache key (None: untyped)."""
+    if types is None or all(sharding_rules.explicit_or_none(t) is None for t in types):
+        return None
+    return tuple(sharding_rules.explicit_or_none(t) for t in types)
+
+
 def _type_shardings(leaves) -> list | None:
     """The shardings in the arguments' types (Explicit mesh axes): an Array's, or a traced
     value's type; None when no argument has one (the common case: nothing to type)."""
     out = None
     for i, x in enumerate(leaves):
-        s = type_sharding(x)
+        s = sharding_rules.type_sharding(x)
         if s is not None:
             out = out or [None] * len(leaves)
             out[i] = s

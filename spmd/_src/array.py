@@ -276,20 +276,3 @@ class PublicArray(metaclass=_PublicArrayType):
 
 PublicArray.__name__ = PublicArray.__qualname__ = "Array"
 PublicArray.__module__ = "spmd"
-
-
-def type_sharding(x: Any) -> Any:
-    """The sharding in ``x``'s type (Explicit mesh axes; None otherwise): an Array's own, a
-    traced value's, or, under a derivative, that of the primal value it carries."""
-    from spmd._src.interpreters.sharding_rules import explicit_or_none  # lazy: a leaf module
-
-    while True:
-        if type(x) is Array:
-            return explicit_or_none(x._sharding)
-        var = getattr(x, "_var", None)
-        if var is not None:
-            return var.sharding
-        primal = getattr(x, "primal", None)
-        if primal is None or primal is x:
-            return None
-        x = primal

@@ -31,7 +31,15 @@ from spmd._src.core import (
     pp_param_rules,
 )
 
-__all__ = ["pp_eqn", "pp_jaxpr", "pp_kv_pairs", "pp_toplevel_jaxpr", "pp_var", "pp_vars"]
+__all__ = [
+    "pp_eqn",
+    "pp_jaxpr",
+    "pp_kv_pairs",
+    "pp_toplevel_jaxpr",
+    "pp_var",
+    "pp_vars",
+    "typed_str",
+]
 
 
 def pp_var(v: Atom, ctx: PPContext, print_shape: bool = True) -> str:
@@ -43,11 +51,13 @@ def pp_var(v: Atom, ctx: PPContext, print_shape: bool = True) -> str:
     sh = v.sharding
     if sh is None:
         return f"{s}:{v.aval.str_short()}"
-    return f"{s}:{_typed_str(v.aval, sh)}"
+    return f"{s}:{typed_str(v.aval, sh)}"
 
 
-def _typed_str(aval: Any, sharding: Any) -> str:
-    # ``f32[8@x,4]``: the dimensions Explicit mesh axes shard carry them (as JAX prints).
+def typed_str(aval: Any, sharding: Any, short: bool = True) -> str:
+    """``f32[8@x,4]``: the dimensions Explicit mesh axes shard carry them (as JAX prints)."""
+    if sharding is None:
+        return aval.str_short(short)
     types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
     dims = [str(d) for d in aval.shape]
     for i, e in enumerate(sharding.spec._normalized(len(aval.shape))):
@@ -55,7 +65,7 @@ def _typed_str(aval: Any, sharding: Any) -> str:
         axes = [a for a in entry if types.get(a).name == "Explicit"]
         if axes:
             dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
-    return aval.str_short().replace(
+    return aval.str_short(short).replace(
         f"[{','.join(str(d) for d in aval.shape)}]", f"[{','.join(dims)}]", 1
     )
 

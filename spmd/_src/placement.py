@@ -19,7 +19,8 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src import devices as dev
 from spmd._src import tree_util as tu
-from spmd._src.array import Array, type_sharding
+from spmd._src.array import Array
+from spmd._src.interpreters import sharding_rules
 from spmd._src.mesh import AxisType
 from spmd._src.sharding import (
     NamedSharding,
@@ -225,7 +226,7 @@ def typeof(x: Any) -> TypeOf:
     if isinstance(x, Array):
         return TypeOf(aval, x.sharding)
     # A traced value: the sharding in its type, on meshes with Explicit axes.
-    return TypeOf(aval, type_sharding(x))
+    return TypeOf(aval, sharding_rules.type_sharding(x))
 
 
 __all__ = [

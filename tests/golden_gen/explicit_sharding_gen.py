@@ -64,6 +64,29 @@ def program(ns, say) -> None:
         xf = jax.device_put(np.ones((4, 4), np.float32), P("X", None))
         say(jax.typeof(jax.grad(h)(xf)), jax.typeof(jax.vmap(lambda r: r * 2)(xf)))
 
+        # Control flow: a scan's carry and slices, a cond's operands, typed inside.
+        w = jax.device_put(np.ones((3, 8, 4), np.float32), P(None, "X", "Y"))
+
+        def body(c, wi):
+            out = c * wi
+            say("scan", jax.typeof(c), jax.typeof(wi), jax.typeof(out))
+            return out, out.sum(0)
+
+        @jax.jit
+        def loop(c0, w):
+            c, ys = jax.lax.scan(body, c0, w)
+            say("after scan", jax.typeof(c), jax.typeof(ys))
+            r = jax.lax.cond(
+                c.sum() > 0, lambda c: (say("cond", jax.typeof(c)), c * 2)[1], lambda c: c, c
+            )
+            return r
+
+        say("loop", jax.typeof(loop(jax.device_put(np.ones((8, 4), np.float32), P("X", "Y")), w)))
+        try:
+            loop(jax.device_put(np.ones((8, 4), np.float32), P("X", None)), w)
+        except TypeError as e:
+            say("carry", str(e).split("\n")[2])
+
 
 def main() -> None:
     os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")

@@ -582,6 +582,21 @@ def explicit_types(eqn: core.JaxprEqn, ins: list) -> list:
     return [explicit_or_none(s) for s in outs]
 
 
+def type_sharding(x: Any) -> Any:
+    """The sharding in ``x``'s type (Explicit mesh axes; None otherwise): an Array's own, a
+    traced value's, or, under a derivative, that of the primal value it carries."""
+    while True:
+        var = getattr(x, "_var", None)
+        if var is not None:
+            return var.sharding
+        if hasattr(x, "_sharding"):
+            return explicit_or_none(x._sharding)
+        primal = getattr(x, "primal", None)
+        if primal is None or primal is x:
+            return None
+        x = primal
+
+
 def explicit_or_none(s: Any) -> Any:
     """``s`` if it is a NamedSharding on a mesh with Explicit axes (a sharding in a type)."""
     return s if isinstance(s, NamedSharding) and _is_explicit(s.mesh) else None
@@ -734,6 +749,7 @@ __all__ = [
     "eqn_out_shardings",
     "explicit_types",
     "explicit_or_none",
+    "type_sharding",
     "recover_input_sharding",
     "reduction_rule",
     "replicated_rule",

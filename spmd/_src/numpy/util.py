@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.api import jit
-from spmd._src.array import Array, type_sharding
+from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
+from spmd._src.interpreters import sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.sharding import apply_out_sharding
@@ -44,7 +45,7 @@ def with_out_sharding(name: str, inner: bool = False, like: bool = False):
         def wrapped(*args, out_sharding=None, **kwargs):
             out = fn(*args, **kwargs)
             if like and out_sharding is None and args:
-                s = type_sharding(args[0])
+                s = sharding_rules.type_sharding(args[0])
                 if s is not None and tuple(np.shape(out)) == tuple(np.shape(args[0])):
                     out_sharding = s
             return apply_out_sharding(out, out_sharding, name)

@@ -27,7 +27,8 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.core import ClosedJaxpr, Jaxpr, ShapedArray, Var
-from spmd._src.interpreters import ad, batching
+from spmd._src.core_printing import typed_str
+from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import callback, rules
@@ -54,8 +55,10 @@ def trace_tree_fun(
     in_tree: tu.PyTreeDef,
     in_avals: Sequence[ShapedArray],
     traced_for: str,
+    in_shardings: Sequence[Any] | None = None,
 ) -> tuple[ClosedJaxpr, Any]:
-    """Trace ``fun(*in_tree.unflatten(leaves))`` to a closed jaxpr of the flat leaves.
+    """Trace ``fun(*in_tree.unflatten(leaves))`` to a closed jaxpr of the flat leaves
+    (``in_shardings``: their shardings in types, Explicit mesh axes, if any).
 
     Returns the jaxpr and the output pytree (with avals for leaves, for structure checks).
     """
@@ -76,9 +79,20 @@ def trace_tree_fun(
 
     names = arg_names(fun, tu.tree_unflatten(in_tree, list(in_avals)))
     debug = pe.DebugInfo(traced_for, fun_name(fun), names)
-    closed = pe.trace_to_jaxpr(flat, list(in_avals), debug)
+    closed = pe.trace_to_jaxpr(flat, list(in_avals), debug, typed(in_shardings))
     out_tree = box[0]
     return closed, tu.tree_unflatten(out_tree, closed.out_avals)
+
+
+def types_of(leaves: Sequence[Any]) -> list[Any] | None:
+    """The operands' shardings in types (Explicit mesh axes), or None when none has one."""
+    return typed([sharding_rules.type_sharding(x) for x in leaves])
+
+
+def typed(shardings: Sequence[Any] | None) -> list[Any] | None:
+    if shardings is None or all(s is None for s in shardings):
+        return None
+    return list(shardings)
 
 
 def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
@@ -611,9 +625,12 @@ def _bullets(diffs: list[str]) -> str:
     return "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n"
 
 
-def check_carry_type(what: str, body_fun: Callable, in_carry: Any, out_carry: Any) -> None:
+def check_carry_type(
+    what: str, body_fun: Callable, in_carry: Any, out_carry: Any, types: tuple | None = None
+) -> None:
     """Raise TypeError when the carry output of ``body_fun`` differs from its input (pytrees
-    of avals) in structure or type (weak types aside)."""
+    of avals) in structure or type (weak types aside); ``types``: the carry's shardings in
+    types going in and coming out (Explicit mesh axes), which must agree too."""
     component = _carry_component(body_fun)
     if tu.tree_structure(in_carry) != tu.tree_structure(out_carry):
         diffs = [
@@ -633,12 +650,15 @@ def check_carry_type(what: str, body_fun: Callable, in_carry: Any, out_carry: An
             "the carry input."
         )
     ins, outs = tu.tree_leaves(in_carry), tu.tree_leaves(out_carry)
-    diffs = [
-        f"{component(p)} has type {a.str_short(False)} but the corresponding output carry "
-        f"component has type {b.str_short(False)}{mismatch_reason(a, b)}"
-        for p, a, b in zip(leaf_paths(in_carry), ins, outs)
-        if not typematch(a, b)
-    ]
+    t_in, t_out = types if types is not None else ([None] * len(ins), [None] * len(outs))
+    diffs = []
+    for p, a, b, sa, sb in zip(leaf_paths(in_carry), ins, outs, t_in, t_out):
+        ta, tb = typed_str(a, sa, short=False), typed_str(b, sb, short=False)
+        if not typematch(a, b) or ta != tb:
+            diffs.append(
+                f"{component(p)} has type {ta} but the corresponding output carry "
+                f"component has type {tb}{mismatch_reason(a, b)}"
+            )
     if diffs:
         raise TypeError(
             f"{what} function carry input and carry output must have equal types, but they "

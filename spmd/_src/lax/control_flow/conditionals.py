@@ -139,7 +139,8 @@ def _cond(index, funs, positions, names, operands, api: str):
             raise TypeError(
                 f"{api}: operand {i} has type {type(x)}, which is not a valid JAX type"
             ) from None
-    traced = [common.trace_tree_fun(f, in_tree, avals, api) for f in funs]
+    types = common.types_of(leaves)
+    traced = [common.trace_tree_fun(f, in_tree, avals, api, types) for f in funs]
     outs0 = traced[0][1]
     for f, (_, outs), name in zip(funs[1:], traced[1:], names[1:]):
         _check_branch_outputs(api, names[0], name, funs[0], f, outs0, outs)

@@ -29,6 +29,7 @@ from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import callback, rules
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
+from spmd._src.sharding import P
 
 # ---------------------------------------------------------------------------------------------
 # scan
@@ -61,15 +62,29 @@ def scan(
     xs_avals = common.avals_of(xs_leaves, "scan")
     x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in xs_avals]
     init_avals = common.avals_of(init_leaves, "scan")
-    closed, carry_out, ys_tree = _trace_scan_body(f, init_tree, xs_tree, init_avals, x_avals)
+    # Shardings in types (Explicit mesh axes): the carry's as they are, an x's without the
+    # scanned dimension.
+    types = common.types_of(init_leaves) or common.types_of(xs_leaves)
+    if types is not None:
+        types = [sharding_rules.type_sharding(x) for x in init_leaves] + [
+            _drop_leading(sharding_rules.type_sharding(x), a.ndim)
+            for x, a in zip(xs_leaves, xs_avals)
+        ]
+    closed, carry_out, ys_tree = _trace_scan_body(f, init_tree, xs_tree, init_avals, x_avals, types)
     carry_out_avals = tu.tree_leaves(carry_out)
     if tu.tree_structure(carry_out) != init_tree:
         common.check_carry_type("scan body", f, init_tree.unflatten(init_avals), carry_out)
     init_leaves, changed = common.promote_weak_inputs(init_leaves, init_avals, carry_out_avals)
     if changed:
         init_avals = common.avals_of(init_leaves, "scan")
-        closed, carry_out, ys_tree = _trace_scan_body(f, init_tree, xs_tree, init_avals, x_avals)
-    common.check_carry_type("scan body", f, init_tree.unflatten(init_avals), carry_out)
+        closed, carry_out, ys_tree = _trace_scan_body(
+            f, init_tree, xs_tree, init_avals, x_avals, types
+        )
+    carry_types = None
+    if types is not None:
+        n = len(init_leaves)
+        carry_types = (types[:n], [getattr(v, "sharding", None) for v in closed.jaxpr.outvars[:n]])
+    common.check_carry_type("scan body", f, init_tree.unflatten(init_avals), carry_out, carry_types)
     num_carry = len(init_leaves)
 
     if isinstance(unroll, bool):
@@ -187,7 +202,13 @@ def _infer_scan_length(xs_leaves: list, length: Any) -> int:
     return unique[0]
 
 
-def _trace_scan_body(f, init_tree, xs_tree, init_avals, x_avals):
+def _drop_leading(s: Any, ndim: int) -> Any:
+    if s is None:
+        return None
+    return s.with_spec(P(*s.spec._normalized(ndim)[1:]))
+
+
+def _trace_scan_body(f, init_tree, xs_tree, init_avals, x_avals, types=None):
     """The body as a jaxpr of (carry leaves, x leaves) -> (carry leaves, y leaves), the carry
     output (a pytree of avals) and the structure of the ys."""
     n_carry = len(init_avals)
@@ -213,7 +234,7 @@ def _trace_scan_body(f, init_tree, xs_tree, init_avals, x_avals):
 
     args = (init_tree.unflatten(init_avals), xs_tree.unflatten(x_avals))
     debug = pe.DebugInfo("scan", common.fun_name(f), common.arg_names(f, args))
-    closed = pe.trace_to_jaxpr(flat, list(init_avals) + list(x_avals), debug)
+    closed = pe.trace_to_jaxpr(flat, list(init_avals) + list(x_avals), debug, types)
     c_tree, y_tree, nc = box[0]
     carry_out = tu.tree_unflatten(c_tree, closed.out_avals[:nc])
     return closed, carry_out, y_tree
