@@ -87,6 +87,27 @@ def program(ns, say) -> None:
         except TypeError as e:
             say("carry", str(e).split("\n")[2])
 
+        # fori_loop and while_loop bodies, and a fori carry retyped by its body.
+        @jax.jit
+        def loops(x):
+            def fbody(i, c):
+                say("fori", jax.typeof(c))
+                return c * 2
+
+            r = jax.lax.fori_loop(0, 3, fbody, x)
+            return jax.lax.while_loop(
+                lambda c: (say("while cond", jax.typeof(c)), c.sum() < 100)[1], lambda c: c + 1, r
+            )
+
+        xs = jax.device_put(np.ones((8, 4), np.float32), P("X", "Y"))
+        say("loops", jax.typeof(loops(xs)))
+        try:
+            jax.jit(lambda x: jax.lax.fori_loop(0, 3, lambda i, c: ns.reshard(c, P("X", None)), x))(
+                xs
+            )
+        except TypeError as e:
+            say("fori carry", str(e).split("\n")[2])
+
 
 def main() -> None:
     os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")

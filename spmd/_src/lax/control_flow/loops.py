@@ -65,8 +65,8 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *, unro
         if config.jax_disable_jit and length == 0:
             return init_val
 
-        def scanned(carry, _):
-            i, x = carry
+        def scanned(loop_carry, _):  # (the name carry-type errors show, as JAX's)
+            i, x = loop_carry
             return (lax_ew.add(i, 1), body_fun(i, x)), None
 
         (_, result), _ = scan(

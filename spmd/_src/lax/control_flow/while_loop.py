@@ -58,15 +58,21 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any):
             pass
     leaves, tree = tu.tree_flatten(init_val)
     avals = common.avals_of(leaves, "while_loop")
-    cond_closed, body_closed, body_out = _trace_while(cond_fun, body_fun, tree, avals)
+    types = common.types_of(leaves)  # shardings in types (Explicit mesh axes), if any
+    cond_closed, body_closed, body_out = _trace_while(cond_fun, body_fun, tree, avals, types)
     body_out_avals = tu.tree_leaves(body_out)
     if tu.tree_structure(body_out) != tree:
         common.check_carry_type("while_loop body", body_fun, tree.unflatten(avals), body_out)
     leaves, changed = common.promote_weak_inputs(leaves, avals, body_out_avals)
     if changed:
         avals = common.avals_of(leaves, "while_loop")
-        cond_closed, body_closed, body_out = _trace_while(cond_fun, body_fun, tree, avals)
-    common.check_carry_type("while_loop body", body_fun, tree.unflatten(avals), body_out)
+        cond_closed, body_closed, body_out = _trace_while(cond_fun, body_fun, tree, avals, types)
+    carry_types = None
+    if types is not None:
+        carry_types = (types, [getattr(v, "sharding", None) for v in body_closed.jaxpr.outvars])
+    common.check_carry_type(
+        "while_loop body", body_fun, tree.unflatten(avals), body_out, carry_types
+    )
     cond_jaxpr, cond_consts = common.hoist_consts(cond_closed)
     body_jaxpr, body_consts = common.hoist_consts(body_closed)
     out = while_p.bind(
@@ -81,9 +87,9 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any):
     return tu.tree_unflatten(tree, out)
 
 
-def _trace_while(cond_fun, body_fun, tree, avals):
+def _trace_while(cond_fun, body_fun, tree, avals, types=None):
     in_tree = tu.tree_structure((tree.unflatten([0] * len(avals)),))
-    cond_closed, pred = common.trace_tree_fun(cond_fun, in_tree, avals, "while_cond")
+    cond_closed, pred = common.trace_tree_fun(cond_fun, in_tree, avals, "while_cond", types)
     pred_leaves = tu.tree_leaves(pred)
     if not tu.treedef_is_leaf(tu.tree_structure(pred)) or len(pred_leaves) != 1:
         raise TypeError(
@@ -93,7 +99,7 @@ def _trace_while(cond_fun, body_fun, tree, avals):
         raise TypeError(
             f"cond_fun must return a boolean scalar, but got output type(s) {pred_leaves}."
         )
-    body_closed, body_out = common.trace_tree_fun(body_fun, in_tree, avals, "while_body")
+    body_closed, body_out = common.trace_tree_fun(body_fun, in_tree, avals, "while_body", types)
     return cond_closed, body_closed, body_out
 
 
