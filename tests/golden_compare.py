@@ -149,12 +149,17 @@ def case_modes(case) -> tuple:
     return ("eager", "jit") if getattr(case, "jit", True) else ("eager",)
 
 
-def mode_params(cases: list, keep) -> list:
+def mode_params(cases: list, keep, modes: tuple | None = None) -> list:
     """``(case, mode)`` test parameters, ids ``<name>-<mode>``, for each case where
-    ``keep(case)``, in each of its ``case_modes``."""
+    ``keep(case)``, in each of its ``case_modes`` (or in each of ``modes``)."""
     import pytest
 
-    return [pytest.param(c, m, id=f"{c.name}-{m}") for c in cases if keep(c) for m in case_modes(c)]
+    return [
+        pytest.param(c, m, id=f"{c.name}-{m}")
+        for c in cases
+        if keep(c)
+        for m in (case_modes(c) if modes is None else modes)
+    ]
 
 
 def assert_matches_golden(out, golden: dict, what: str, rtol: float | None = None) -> None:
@@ -186,16 +191,22 @@ def assert_values_like_jax(case, golden: dict, mode: str, jnp, lax, rtol=None) -
 
 
 def assert_grad_like_jax(case, golden: dict, jnp, lax, mode: str = "eager", rtol=None) -> None:
-    """The gradient of the weighted sum of a case's outputs (``case.grad``: argnums), eagerly
-    or under ``jit``, equals JAX's."""
+    """The gradient of a case's loss (``case_grad``), eagerly or under ``jit``, equals
+    JAX's."""
+    assert_matches_golden(case_grad(case, mode, jnp, lax), golden["grad"], "gradient", rtol)
+
+
+def case_grad(case, mode: str, jnp, lax) -> tuple:
+    """The gradient of a case's loss (its ``loss_fn``, else the weighted sum of its outputs)
+    with respect to its arguments ``case.grad``, eagerly or under ``jit``."""
     from cases_linalg_more import weighted_sum
 
     import spmd
 
     fn, args = case_fn_args(case, jnp, lax)
-    g = spmd.grad(lambda *a: weighted_sum(jnp, fn(*a)), argnums=case.grad)
-    got = (spmd.jit(g) if mode == "jit" else g)(*args)
-    assert_matches_golden(tuple(got), golden["grad"], "gradient", rtol)
+    loss = case.loss_fn(jnp) if hasattr(case, "loss_fn") else weighted_sum
+    g = spmd.grad(lambda *a: loss(jnp, fn(*a)), argnums=case.grad)
+    return tuple((spmd.jit(g) if mode == "jit" else g)(*args))
 
 
 def assert_jaxpr_like_jax(case, golden: dict, jnp, lax) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cases_linalg_more import A3, A3S, A4, AB, C3, C53, CASES, Q53, QB, R43, RD, T53, flatten
-from golden_compare import assert_raises_like_jax, to_spmd
+from golden_compare import assert_raises_like_jax, case_grad, mode_params, to_spmd
 
 import spmd
 import spmd.lax.linalg  # noqa: F401 -- makes spmd.lax.linalg an attribute, as in JAX
@@ -152,18 +152,13 @@ def _compare(case, out, golden: dict, rtol: float = RTOL) -> None:
         _check_eigvecs(a, _decode(r), perm, f"eigenvectors (leaf {i})", rtol)
 
 
-def _value_params():
-    modes = lambda c: ("eager", "jit") if c.jit else ("eager",)
-    return [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in modes(c)]
-
-
 def _run(case, mode):
     fn, args = case.build(jnp, lax)
     args = [to_spmd(a) for a in args]
     return (spmd.jit(fn) if mode == "jit" else fn)(*args)
 
 
-@pytest.mark.parametrize("case,mode", _value_params())
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
 def test_values(case, mode, request):
     rtol = _rtol(case, request)
     golden = GOLDEN[case.name]
@@ -171,22 +166,12 @@ def test_values(case, mode, request):
 
 
 @pytest.mark.parametrize(
-    "case,mode",
-    [
-        pytest.param(c, m, id=f"{c.name}-{m}")
-        for c in CASES
-        if c.grad is not None
-        for m in ("eager", "jit")
-    ],
+    "case,mode", mode_params(CASES, lambda c: c.grad is not None, ("eager", "jit"))
 )
 def test_grad(case, mode, request):
     rtol = _rtol(case, request)
-    fn, args = case.build(jnp, lax)
-    args = [to_spmd(a) for a in args]
-    loss = case.loss_fn(jnp)
-    g = spmd.grad(lambda *a: loss(jnp, fn(*a)), argnums=case.grad)
-    got = (spmd.jit(g) if mode == "jit" else g)(*args)
-    _compare_plain(tuple(got), GOLDEN[case.name]["grad"], rtol)
+    got = case_grad(case, mode, jnp, lax)
+    _compare_plain(got, GOLDEN[case.name]["grad"], rtol)
 
 
 def _compare_plain(out, golden, rtol):

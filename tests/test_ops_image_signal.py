@@ -21,7 +21,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cases_ops_image_signal import CASES, IDS, IMG567, S3, TOL, Z8, flatten
-from golden_compare import assert_raises_like_jax, assert_vmap_matches_loop, to_spmd
+from golden_compare import (
+    assert_raises_like_jax,
+    assert_vmap_matches_loop,
+    case_grad,
+    mode_params,
+    to_spmd,
+)
 from test_linalg_more import _check_leaf
 
 import spmd
@@ -55,14 +61,7 @@ def _compare(out, golden: dict, rtol: float, what: str) -> None:
         _check_leaf(g, r, f"{what} leaf {i}", rtol)
 
 
-def _modes(c):
-    return ("eager", "jit") if c.jit else ("eager",)
-
-
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in _modes(c)],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
 def test_values(case, mode):
     fn, args = case.build(jnp, lax)
     args = [to_spmd(a) for a in args]
@@ -72,27 +71,14 @@ def test_values(case, mode):
 
 
 @pytest.mark.parametrize(
-    "case,mode",
-    [
-        pytest.param(c, m, id=f"{c.name}-{m}")
-        for c in CASES
-        if c.grad is not None
-        for m in ("eager", "jit")
-    ],
+    "case,mode", mode_params(CASES, lambda c: c.grad is not None, ("eager", "jit"))
 )
 def test_grad(case, mode):
-    fn, args = case.build(jnp, lax)
-    args = [to_spmd(a) for a in args]
-    loss = case.loss_fn(jnp)
-    g = spmd.grad(lambda *a: loss(jnp, fn(*a)), argnums=case.grad)
-    got = (spmd.jit(g) if mode == "jit" else g)(*args)
-    _compare(tuple(got), GOLDEN[case.name]["grad"], TOL.get(case.name, RTOL), "gradient")
+    got = case_grad(case, mode, jnp, lax)
+    _compare(got, GOLDEN[case.name]["grad"], TOL.get(case.name, RTOL), "gradient")
 
 
-@pytest.mark.parametrize(
-    "case,mode",
-    [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in ("eager", "jit")],
-)
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error, ("eager", "jit")))
 def test_errors(case, mode):
     assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 

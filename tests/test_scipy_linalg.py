@@ -19,7 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cases_scipy_linalg import A5, AB, B3, B32, BB, CASES, LOW, R35, R53, SPD, UPP, flatten
-from golden_compare import assert_raises_like_jax, assert_vmap_matches_loop, to_spmd
+from golden_compare import (
+    assert_raises_like_jax,
+    assert_vmap_matches_loop,
+    case_grad,
+    mode_params,
+    to_spmd,
+)
 from test_linalg_more import (
     _check_jvp_and_vjp,
     _check_leaf,
@@ -112,12 +118,7 @@ def _x64(case, request):
         request.getfixturevalue("x64")
 
 
-def _value_params():
-    modes = lambda c: ("eager", "jit") if c.jit else ("eager",)
-    return [pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if not c.error for m in modes(c)]
-
-
-@pytest.mark.parametrize("case,mode", _value_params())
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
 def test_values(case, mode, request):
     _x64(case, request)
     fn, args = case.build(jnp, lax)
@@ -128,31 +129,15 @@ def test_values(case, mode, request):
 
 
 @pytest.mark.parametrize(
-    "case,mode",
-    [
-        pytest.param(c, m, id=f"{c.name}-{m}")
-        for c in CASES
-        if c.grad is not None
-        for m in ("eager", "jit")
-    ],
+    "case,mode", mode_params(CASES, lambda c: c.grad is not None, ("eager", "jit"))
 )
 def test_grad(case, mode, request):
     _x64(case, request)
-    fn, args = case.build(jnp, lax)
-    args = [to_spmd(a) for a in args]
-    loss = case.loss_fn(jnp)
-    g = spmd.grad(lambda *a: loss(jnp, fn(*a)), argnums=case.grad)
-    got = (spmd.jit(g) if mode == "jit" else g)(*args)
-    _compare_plain(tuple(got), GOLDEN[case.name]["grad"], 10 * _rtol(case))
+    got = case_grad(case, mode, jnp, lax)
+    _compare_plain(got, GOLDEN[case.name]["grad"], 10 * _rtol(case))
 
 
-def _error_params():
-    return [
-        pytest.param(c, m, id=f"{c.name}-{m}") for c in CASES if c.error for m in ("eager", "jit")
-    ]
-
-
-@pytest.mark.parametrize("case,mode", _error_params())
+@pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: c.error, ("eager", "jit")))
 def test_errors(case, mode):
     assert_raises_like_jax(case, GOLDEN[case.name], mode, jnp, lax)
 
