@@ -28,6 +28,17 @@ def _prints(ns):
     return f
 
 
+def _vmap_nested(ns):
+    # vmap unrolls a print per index, an inner vmap first: here over a's rows (the inner map),
+    # then its columns; the unbatched y goes to every print as it is.
+    def f(x, y):
+        ns.jax.debug.print("n {} {}", x, y)
+        return x
+
+    g = ns.jax.vmap(ns.jax.vmap(f, in_axes=(0, None)), in_axes=(1, None))
+    return lambda x: g(x[:, None] + 3 * x[None, :2], 5.0)
+
+
 CASES = {
     "prints": _prints,
     "two_call_form": lambda ns: lambda x: ns.jax.debug.print(ordered=True)("t {}", x + 1),
@@ -38,6 +49,10 @@ CASES = {
         )
     ),
     "vmap_print": lambda ns: ns.jax.vmap(lambda x: ns.jax.debug.print("v {}", x)),
+    "vmap_nested": _vmap_nested,
+    "vmap_callback": lambda ns: ns.jax.vmap(
+        lambda x: ns.jax.debug.callback(lambda a: print("cb", a), x), axis_name="i"
+    ),
     "bad_index": lambda ns: lambda x: ns.jax.debug.print("{} {}", x),
     "bad_key": lambda ns: lambda x: ns.jax.debug.print("{a}", x),
     "bad_brace": lambda ns: lambda x: ns.jax.debug.print("{", x),

@@ -6,7 +6,8 @@ values do not vary over the devices (``debug.print("hi")`` inside a pmap over 4 
 lines). Inside vmap it runs once per batch index when an argument is batched, and once when none
 is (as in JAX).
 
-How: each batching trace moves its batch dimension into ``stacked`` place (broadcasting the
+How: vmap unrolls the call, as JAX does: one equation per batch index, on that index's slices.
+Each trace of a map over devices moves its batch dimension into ``stacked`` place (broadcasting the
 arguments that do not vary over it) and rebinds, adding its axis to ``stacked``; the kernel loops
 over the stacked dimensions in row-major order. Usually the trace of an outer map meets the
 callback after the inner ones, and its dimension goes in front. Not always: a map applied to a
@@ -179,6 +180,16 @@ def _abstract_eval(*avals, callback, stacked, masked, shown=None):
 def _vmap_rule(p, axis_data, vals, dims, *, callback, stacked, masked, **params):
     from spmd._src.lax.rules import bdim_to
 
+    if not axis_data.per_device:
+        # vmap (not a map over devices): as JAX's, one equation per index of the batch, bound
+        # in index order on that index's slices (unbatched values as they are). A nested vmap's
+        # inner axis is unrolled first, so its index is the major one when the prints run.
+        from spmd._src.lax.shape import index_in_dim  # lazy: shape imports rules
+
+        for i in range(axis_data.size):
+            ins = [v if d is None else index_in_dim(v, i, d, False) for v, d in zip(vals, dims)]
+            p.bind(*ins, callback=callback, stacked=stacked, masked=masked, **params)
+        return [], []
     name = axis_data.name
     # Go after the stacked axes of maps that enclose this one (see the module docstring).
     k = 0
