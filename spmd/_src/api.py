@@ -23,6 +23,7 @@ from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
+from spmd._src.lax import tokens
 from spmd._src.lax.sharding import prefix_targets
 from spmd._src.lowering import Compiled as Compiled  # the stages live in lowering
 from spmd._src.lowering import Lowered, Traced, run_partitioned
@@ -89,6 +90,14 @@ class ShapeDtypeStruct:
 # Abstracting arguments
 
 
+def _out_shape(a: ShapedArray) -> Any:
+    """eval_shape's description of a result of type ``a``: a ShapeDtypeStruct, or for a token
+    its type itself (``AbstractToken()``), as in JAX."""
+    if type(a) is tokens.AbstractToken:
+        return a
+    return ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+
+
 def _abstractify(x: Any, path: str, fun_name: str) -> ShapedArray:
     t = type(x)
     if t is Array:
@@ -153,6 +162,7 @@ class _CacheEntry:
         "out_tree",
         "out_weak",
         "single_leaf",
+        "token_outs",
         "constrained",
         "in_tree",
         "out_shardings",
@@ -177,7 +187,12 @@ class _CacheEntry:
         # shardings.
         self.last_placed: tuple | None = None
         self.out_weak = [a.weak_type for a in jaxpr.out_avals]
-        self.single_leaf = tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
+        # Results that are tokens (bool placeholders in the program) come back as Tokens; a
+        # program with some takes _results' general path.
+        self.token_outs = tokens.token_positions(jaxpr.out_avals)
+        self.single_leaf = (
+            tu.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1 and not self.token_outs
+        )
         # Positions of the arguments the program never reads. As in JAX (which prunes them),
         # their placement does not commit the results: a program of constants runs uncommitted.
         _, used = pe.dce_jaxpr_inputs(jaxpr.jaxpr)
@@ -471,6 +486,8 @@ class JitWrapped:
                 if config.spmd_partition == "always":
                     parts = run_partitioned(entry, leaves, out_s, self.__name__)
                     if parts is not None:
+                        for i in entry.token_outs:
+                            parts[i] = tokens.Token()
                         return entry.out_tree.unflatten(parts)
             if convert is not None and leaves is args:
                 # A fast-path hit whose arguments in_shardings did not replace: each argument's
@@ -654,13 +671,7 @@ class JitWrapped:
     def eval_shape(self, *args, **kwargs):
         args, kwargs = key_arrays.abstract_keys_in((args, kwargs), ShapeDtypeStruct)
         entry, _ = self._get_entry(args, kwargs)
-        out = tu.tree_unflatten(
-            entry.out_tree,
-            [
-                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                for a in entry.jaxpr.out_avals
-            ],
-        )
+        out = tu.tree_unflatten(entry.out_tree, [_out_shape(a) for a in entry.jaxpr.out_avals])
         return key_arrays.abstract_keys_out(out, ShapeDtypeStruct)
 
     def clear_cache(self) -> None:
@@ -764,6 +775,9 @@ def _results(entry, outs: list, out_s: list | None = None):
             if sh is not None:
                 o._sharding = sh
                 o._committed = True
+    if entry.token_outs:
+        for i in entry.token_outs:
+            leaves[i] = tokens.Token()
     return entry.out_tree.unflatten(leaves)
 
 

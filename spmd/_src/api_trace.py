@@ -17,6 +17,7 @@ from spmd._src.api import (
     _ensure_tuple,
     _fun_name,
     _leaf_paths,
+    _out_shape,
     _positional_names,
     _type_shardings,
 )
@@ -70,9 +71,7 @@ def make_jaxpr(
         _check_explicit(closed, leaves)
         if return_shape:
             out_tree, _ = out_tree_box[0]
-            shapes = [
-                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals
-            ]
+            shapes = [_out_shape(a) for a in closed.out_avals]
             return closed, tu.tree_unflatten(out_tree, shapes)
         return closed
 
@@ -99,10 +98,7 @@ def eval_shape(fun: Callable, *args, **kwargs):
         return out_leaves
 
     closed = pe.trace_to_jaxpr(flat_fun, avals, pe.DebugInfo("eval_shape", _fun_name(fun), paths))
-    out = tu.tree_unflatten(
-        box[0],
-        [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals],
-    )
+    out = tu.tree_unflatten(box[0], [_out_shape(a) for a in closed.out_avals])
     return key_arrays.abstract_keys_out(out, ShapeDtypeStruct)
 
 

@@ -21,6 +21,7 @@ from spmd._src import devices as dev
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.interpreters import sharding_rules
+from spmd._src.lax.tokens import AbstractToken, Token
 from spmd._src.mesh import AxisType
 from spmd._src.sharding import (
     NamedSharding,
@@ -70,6 +71,8 @@ def _put_one(x: Any, sharding: Sharding | None, who: str) -> Any:
     if isinstance(x, Array):
         value, weak = x._value, x.weak_type
     else:
+        if type(x) is Token:
+            return Token()  # a token has no data to place: a new one, as JAX's device_put
         if not core.valid_jaxtype(x):
             raise TypeError(f"{who}: {type(x).__name__} is not a valid array type")
         aval = core.get_aval(x)
@@ -223,6 +226,8 @@ class TypeOf:
 def typeof(x: Any) -> TypeOf:
     """The type of ``x`` with its sharding (``float32[4@x,8@y]``)."""
     aval = core.get_aval(x)
+    if type(aval) is AbstractToken:
+        return aval  # a token's type has no sharding (JAX's typeof gives AbstractToken())
     if isinstance(x, Array):
         return TypeOf(aval, x.sharding)
     # A traced value: the sharding in its type, on meshes with Explicit axes.

@@ -4,7 +4,7 @@
 ``create_token()`` makes one, ``after_all(*tokens)`` joins several into one. Eagerly (and under
 grad, jvp, vmap) both give ``Token`` objects; in a traced program (jit, make_jaxpr) they are
 ``Tok`` values (``a:Tok = create_token``). A token returned from ``spmd.jit`` comes back as a
-rank-0 bool ``Array`` (JAX gives a ``Token``).
+new ``Token``, as in JAX (inside compiled programs a token's value is a rank-0 bool placeholder).
 
 >>> from spmd import lax
 >>> t = lax.after_all(lax.create_token(), lax.create_token())
@@ -40,10 +40,10 @@ class AbstractToken(ShapedArray):
     def str_short(self, short_dtypes: bool = True) -> str:
         return "Tok"
 
-    __str__ = str_short
-
     def __repr__(self) -> str:
         return "AbstractToken()"
+
+    __str__ = __repr__  # as JAX's (jaxprs print str_short)
 
 
 abstract_token = AbstractToken()
@@ -55,11 +55,18 @@ class Token:
     __slots__ = ()
     aval = abstract_token
 
-    def block_until_ready(self) -> Token:
-        return self
+    def block_until_ready(self) -> None:
+        return None  # nothing to wait for; JAX's returns None too (not the token)
 
+    # NumPy's view of a token (jit's arguments): the placeholder value tokens have in programs.
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return np.zeros((), np.bool_ if dtype is None else dtype)
+
+
+def token_positions(avals) -> tuple[int, ...]:
+    """The positions of the tokens among ``avals`` (a program's results): jit gives them back
+    as ``Token`` objects."""
+    return tuple(i for i, a in enumerate(avals) if type(a) is AbstractToken)
 
 
 def create_token(_=None):
@@ -127,4 +134,4 @@ for _p in (create_token_p, after_all_p):
     ad.primitive_jvps[_p] = _token_jvp
 
 
-__all__ = ["after_all", "after_all_p", "create_token", "create_token_p"]
+__all__ = ["after_all", "after_all_p", "create_token", "create_token_p", "token_positions"]
