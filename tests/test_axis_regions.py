@@ -31,14 +31,9 @@ def test_matches_jax(name):
     x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
     with spmd.set_mesh(mesh):
         a = spmd.device_put(x, NamedSharding(mesh, P("x", "y")))
-        got, want = gen.run_case(ns, name, a), dict(GOLDEN[name])
-    if name == "auto_constraint":
-        # JAX prints a constraint given as a PartitionSpec with the abstract mesh in context
-        # (context_mesh=AbstractMesh(...)); spmd prints the concrete NamedSharding. The types
-        # around it are compared.
-        g, w = got.pop("jaxpr").splitlines(), want.pop("jaxpr").splitlines()
-        assert [g[i] for i in (0, 1, -2, -1)] == [w[i] for i in (0, 1, -2, -1)]
-    assert got == want
+        # (A constraint given as a PartitionSpec prints on the abstract mesh in context, which
+        # inside auto_axes has Auto axes, with that mesh as its context_mesh.)
+        assert gen.run_case(ns, name, a) == GOLDEN[name]
 
 
 def test_values_are_unchanged():

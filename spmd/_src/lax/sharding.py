@@ -19,7 +19,7 @@ from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
-from spmd._src.mesh import AxisType, get_mesh
+from spmd._src.mesh import AbstractMesh, AxisType, get_abstract_mesh, get_mesh, traced_context_mesh
 from spmd._src.sharding import (
     UNCONSTRAINED,
     IndivisibleError,
@@ -123,13 +123,85 @@ def _uneven(x: Any, sharding: Sharding, who: str) -> Sharding:
     return sharding.with_spec(P(*spec))
 
 
+class _NoContextMesh:
+    """The ``context_mesh`` of a constraint traced with no mesh in context (printed ``Mesh()``,
+    as JAX prints it)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Mesh()"
+
+
+_NO_CONTEXT_MESH = _NoContextMesh()
+
+
+def _context_mesh() -> Any:
+    """The mesh in context as a constraint records it (JAX's ``context_mesh``): the abstract
+    mesh that set_mesh/use_mesh/use_abstract_mesh put there, the concrete mesh of the legacy
+    ``with mesh:``, or ``_NO_CONTEXT_MESH``."""
+    mesh = get_mesh()
+    if mesh is not None and traced_context_mesh() is None:
+        return mesh  # ``with mesh:``
+    abstract = get_abstract_mesh()
+    return _NO_CONTEXT_MESH if abstract.empty else abstract
+
+
+def _check_explicit(x: Any, sharding: Sharding, who: str) -> bool:
+    """On Explicit mesh axes a sharding is part of the type, which a constraint does not change
+    (reshard does). True when ``sharding``'s mesh is all Explicit: the constraint then only
+    checks that ``x`` already has that sharding (AssertionError if not), as JAX's does. A spec
+    naming an Explicit axis of a mesh that has Auto axes too raises ValueError."""
+    if not isinstance(sharding, NamedSharding) or getattr(sharding.mesh, "_types_defaulted", 0):
+        return False
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    if types and all(t == AxisType.Explicit for t in types.values()):
+        ndim = _aval_of(x).ndim
+        have = sharding_rules.type_sharding(x)
+        have_spec = P(*(have.spec._normalized(ndim) if have is not None else (None,) * ndim))
+        want_spec = P(*sharding.spec._normalized(ndim))
+        if have_spec != want_spec:
+            raise AssertionError(
+                f"{who}: on a mesh whose axes are all Explicit a sharding constraint only checks "
+                f"the sharding in the value's type: the value ({_aval_of(x).str_short()}) has "
+                f"{have_spec}, the constraint asks for {want_spec}. Use spmd.sharding.reshard "
+                "to change it."
+            )
+        return True
+    for e in sharding.spec:
+        for a in spec_axes(e):
+            if types.get(a) == AxisType.Explicit:
+                raise ValueError(
+                    f"{who}: a sharding constraint can only name Auto mesh axes; {sharding.spec} "
+                    f"names the Explicit axis {a!r} of {sharding.mesh}. Use "
+                    "spmd.sharding.reshard to change the sharding on Explicit axes."
+                )
+    return False
+
+
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     """Constrain the sharding of ``x`` (a pytree; ``shardings`` a matching prefix of Shardings,
-    PartitionSpecs with a mesh in context, or None for replicated)."""
+    PartitionSpecs with a mesh in context, or None for replicated).
+
+    The equations record the mesh in context (``context_mesh``). A sharding given as a
+    PartitionSpec (or None) is placed on the concrete mesh in context but printed on its
+    abstract mesh, as JAX prints it (which holds it there); with the legacy ``with mesh:`` it
+    prints concretely, as JAX's does. On a mesh whose axes are all Explicit the constraint is a
+    check that adds no equation (see ``_check_explicit``).
+    """
     who = "with_sharding_constraint"
     leaves, treedef = tu.tree_flatten(x)
-    targets = [_as_sharding(s, who) for s in prefix_targets(shardings, x, f"{who} shardings")]
-    outs = [sharding_constraint(leaf, _uneven(leaf, s, who)) for leaf, s in zip(leaves, targets)]
+    given = prefix_targets(shardings, x, f"{who} shardings")
+    context = _context_mesh()
+    outs = []
+    for leaf, g in zip(leaves, given):
+        s = _as_sharding(g, who)
+        if _check_explicit(leaf, s, who):
+            outs.append(leaf)
+            continue
+        s = _uneven(leaf, s, who)
+        abstract = (g is None or isinstance(g, PartitionSpec)) and isinstance(context, AbstractMesh)
+        outs.append(sharding_constraint(leaf, s, context_mesh=context, abstract_spec=abstract))
     return tu.tree_unflatten(treedef, outs)
 
 
@@ -180,28 +252,81 @@ def apply_out_sharding(x: Any, sharding: Any, name: str, prim: Any = None) -> An
     return sharding_constraint(x, s, prim or sharding_constraint_p)
 
 
-def sharding_constraint(x: Any, sharding: Sharding, prim: Any = None) -> Any:
+def sharding_constraint(
+    x: Any,
+    sharding: Sharding,
+    prim: Any = None,
+    *,
+    context_mesh: Any = None,
+    abstract_spec: bool = False,
+) -> Any:
+    """Bind a constraint of ``x`` to ``sharding``. ``context_mesh``: the mesh in context, for
+    with_sharding_constraint's equations (None elsewhere: not printed); ``abstract_spec``: the
+    sharding was given as a PartitionSpec and prints on the abstract mesh (JAX's form)."""
+    spec = sharding.spec if isinstance(sharding, NamedSharding) else ()
+    dims = frozenset(i for i, e in enumerate(spec) if e is UNCONSTRAINED)
     return (prim or sharding_constraint_p).bind(
-        x, sharding=sharding, layout=None, unconstrained_dims=frozenset()
+        x,
+        sharding=sharding,
+        layout=None,
+        unconstrained_dims=dims,
+        context_mesh=context_mesh,
+        abstract_spec=abstract_spec,
     )
 
 
-def _abstract_eval(x: ShapedArray, *, sharding, layout, unconstrained_dims):
+def _abstract_eval(x: ShapedArray, *, sharding, **_):
     if isinstance(sharding, NamedSharding):
         check_rank(sharding, x.ndim)
     return x
 
 
-def _vmap_rule(p, axis_data, vals, dims, *, sharding, layout, unconstrained_dims):
+def _vmap_rule(p, axis_data, vals, dims, *, sharding, unconstrained_dims, **params):
     (x,), (d,) = vals, dims
     if isinstance(sharding, NamedSharding):
         spec = list(sharding.spec._normalized(x.ndim - 1))
-        spec.insert(d, axis_data.spmd_name)
+        # vmap's dimension is left free (as JAX's), unless spmd_axis_name shards it; a map over
+        # devices holds one device's value there.
+        free = axis_data.spmd_name is None and not axis_data.per_device
+        spec.insert(d, UNCONSTRAINED if free else axis_data.spmd_name)
         sharding = NamedSharding(sharding.mesh, P(*spec), memory_kind=sharding.memory_kind)
-    return p.bind(x, sharding=sharding, layout=layout, unconstrained_dims=unconstrained_dims), d
+        unconstrained_dims = frozenset(i + (i >= d) for i in unconstrained_dims) | (
+            {d} if free else set()
+        )
+    out = p.bind(x, sharding=sharding, unconstrained_dims=unconstrained_dims, **params)
+    return out, d
 
 
-def _sharding_rule(specs, avals, *, sharding, layout, unconstrained_dims):
+class _Shown:
+    """A parameter value printed as given text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _pp_params(params: dict) -> list:
+    # As JAX prints with_sharding_constraint's equations: the context mesh, a sharding given as
+    # a PartitionSpec on the abstract mesh (without memory kind), the unconstrained dimensions
+    # as ``frozenset({1})`` (``frozenset({})`` for none).
+    sharding = params["sharding"]
+    if params["abstract_spec"] and isinstance(sharding, NamedSharding):
+        sharding = _Shown(
+            f"NamedSharding(mesh={sharding.mesh.abstract_mesh!r}, spec={sharding.spec})"
+        )
+    dims = ", ".join(str(i) for i in sorted(params["unconstrained_dims"]))
+    out = [("layout", params["layout"]), ("sharding", sharding)]
+    out.append(("unconstrained_dims", _Shown(f"frozenset({{{dims}}})")))
+    if params["context_mesh"] is not None:
+        out.insert(0, ("context_mesh", params["context_mesh"]))
+    return out
+
+
+def _sharding_rule(specs, avals, *, sharding, **_):
     # UNCONSTRAINED dimensions keep the operand's entry (JAX lets the compiler choose; it keeps
     # the operand's). Without the operand's spec they are replicated: a result spec never
     # carries UNCONSTRAINED.
@@ -216,12 +341,31 @@ def _sharding_rule(specs, avals, *, sharding, layout, unconstrained_dims):
     return sharding
 
 
-def _reshard_rule(specs, avals, *, sharding, layout, unconstrained_dims):
+def _constraint_rule(specs, avals, *, sharding, context_mesh=None, **_):
+    out = _sharding_rule(specs, avals, sharding=sharding)
+    # with_sharding_constraint on a mesh with Explicit and Auto axes names Auto axes only: the
+    # Explicit axes of the operand's type stay where they are (ahead of the constraint's), as
+    # in JAX. (Other constraints, device_put's inside a trace, place what they are given.)
+    if context_mesh is None or not isinstance(out, NamedSharding) or not specs or not specs[0]:
+        return out
+    types = dict(zip(out.mesh.axis_names, out.mesh.axis_types))
+    if AxisType.Explicit not in types.values():
+        return out
+    spec = list(out.spec._normalized(avals[0].ndim))
+    for i, e in enumerate(specs[0]):
+        kept = [a for a in spec_axes(e) if types.get(a) == AxisType.Explicit]
+        if kept:
+            spec[i] = sharding_rules.as_entry([*kept, *spec_axes(spec[i])])
+    while spec and spec[-1] is None:
+        spec.pop()
+    return out.with_spec(P(*spec))
+
+
+def _reshard_rule(specs, avals, *, sharding, **_):
     # reshard changes types: on a mesh with Auto axes too (inside auto_axes/explicit_axes) the
     # Auto axes the operand is sharded over stay where they are, where the target leaves them
     # free (JAX's compiler keeps them).
-    out = _sharding_rule(specs, avals, sharding=sharding, layout=layout,
-                         unconstrained_dims=unconstrained_dims)  # fmt: skip
+    out = _sharding_rule(specs, avals, sharding=sharding)
     if not isinstance(out, NamedSharding) or not specs or specs[0] is None:
         return out
     types = dict(zip(out.mesh.axis_names, out.mesh.axis_types))
@@ -254,7 +398,8 @@ def _constraint_primitive(name: str, rule=_sharding_rule) -> core.Primitive:
     return p
 
 
-sharding_constraint_p = _constraint_primitive("sharding_constraint")
+sharding_constraint_p = _constraint_primitive("sharding_constraint", _constraint_rule)
+core.pp_param_rules[sharding_constraint_p] = _pp_params
 # ``reshard``'s equations: a constraint by another name, printed bare as in JAX's jaxprs (the
 # result's type shows the sharding).
 reshard_p = _constraint_primitive("reshard", _reshard_rule)
