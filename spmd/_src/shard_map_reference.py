@@ -4,6 +4,11 @@
 lockstep, does each collective by hand (sharing nothing with the batched path), and writes the
 output blocks. ``spmd._src.shard_map.reference_mode`` switches shard_map and pmap to it; tests
 compare the two.
+
+The same loop runs a job of several processes (``spmd._src.multiprocess``): each process
+interprets the body for its own devices only (``Exchange.local``), and a collective first hands
+every device's operand to every process (``Exchange.gather``), then combines them by the same
+code as in one process, so every process and device gets the bits one process would.
 """
 
 from __future__ import annotations
@@ -23,7 +28,19 @@ from spmd._src.lax.control_flow.while_loop import masked_update
 from spmd._src.mesh import Mesh
 from spmd._src.shard_map_check import _call_jaxpr
 
-__all__ = ["shard_map_reference"]
+__all__ = ["Exchange", "ref_eval", "shard_map_reference"]
+
+
+class Exchange:
+    """Which devices (indices into the mesh coordinates) this process runs, and how their
+    values reach the others. In one process: every device, and nothing to exchange."""
+
+    def __init__(self, n: int) -> None:
+        self.local = list(range(n))
+
+    def gather(self, local_vals: list, what: str) -> list:
+        """Every device's value (by coordinate index) from this process's ``local_vals``."""
+        return local_vals
 
 
 # ---------------------------------------------------------------------------------------------
@@ -56,7 +73,7 @@ def shard_map_reference(params: dict, args: Sequence[Any]) -> list[np.ndarray]:
             blocks.append(x[_block_index(x.shape, spec, sizes, c)])
         per_device_args.append(blocks)
     with np.errstate(all="ignore"):  # as the kernels run elsewhere: inf and nan, silently
-        outs = _ref_eval(closed.jaxpr, closed.consts, per_device_args, coords, sizes)
+        outs = ref_eval(closed.jaxpr, closed.consts, per_device_args, coords, sizes)
     results = []
     for i, (spec, aval) in enumerate(zip(params["out_specs"], closed.out_avals)):
         gshape = _global_shape(aval.shape, spec, sizes)
@@ -94,8 +111,12 @@ def _block_index(shape, spec, sizes, coord) -> tuple:
     return tuple(idx)
 
 
-def _ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes) -> list[list]:
-    n = len(coords)
+def ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes, ex=None) -> list[list]:
+    """Interpret ``jaxpr`` in lockstep on the devices ``ex.local`` (default: all of
+    ``coords``), whose arguments ``per_device_args`` gives in that order; their results, in
+    the same order."""
+    ex = Exchange(len(coords)) if ex is None else ex
+    n = len(ex.local)
     envs = [dict() for _ in range(n)]
     for env, dev_args in zip(envs, per_device_args):
         for v, c in zip(jaxpr.constvars, consts):
@@ -112,12 +133,12 @@ def _ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes) -> list
         ins = [[read(env, a) for a in eqn.invars] for env in envs]
         prim = eqn.primitive
         if prim is parallel.ragged_all_to_all_p:
-            outs = [[o] for o in _ref_ragged(eqn.params, ins, coords, sizes)]
+            outs = [[o] for o in _ref_ragged(eqn.params, ins, coords, sizes, ex)]
         elif prim in _REF_COLLECTIVES:
-            outs = _ref_collective(eqn, [i[0] if i else None for i in ins], coords, sizes)
+            outs = _ref_collective(eqn, [i[0] if i else None for i in ins], coords, sizes, ex)
             outs = [[o] for o in outs]
         elif any(batching.refers_to_axis(prim, eqn.params, a) for a in coords[0]):
-            outs = _ref_higher_order(eqn, ins, coords, sizes)
+            outs = _ref_higher_order(eqn, ins, coords, sizes, ex)
         else:
             outs = []
             for dev_ins in ins:
@@ -129,19 +150,19 @@ def _ref_eval(jaxpr: core.Jaxpr, consts, per_device_args, coords, sizes) -> list
     return [[read(env, a) for a in jaxpr.outvars] for env in envs]
 
 
-def _ref_run(closed, ins, coords, sizes):
+def _ref_run(closed, ins, coords, sizes, ex):
     j = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
     consts = closed.consts if isinstance(closed, ClosedJaxpr) else []
-    return _ref_eval(j, consts, ins, coords, sizes)
+    return ref_eval(j, consts, ins, coords, sizes, ex)
 
 
-def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
+def _ref_higher_order(eqn, ins, coords, sizes, ex) -> list[list]:
     """Equations whose inner jaxprs use the mesh axes, run in lockstep over the devices the
     way the batched program runs them: every branch of a cond (each device keeps its own),
     loops until no device continues (finished devices keep their carry)."""
-    prim, p, n = eqn.primitive, eqn.params, len(coords)
+    prim, p, n = eqn.primitive, eqn.params, len(ex.local)
     if prim.name == "cond" and "branches" in p:
-        per_branch = [_ref_run(b, [i[1:] for i in ins], coords, sizes) for b in p["branches"]]
+        per_branch = [_ref_run(b, [i[1:] for i in ins], coords, sizes, ex) for b in p["branches"]]
         last = len(p["branches"]) - 1
         return [per_branch[min(max(int(ins[d][0]), 0), last)][d] for d in range(n)]
     if prim.name == "while" and "body_jaxpr" in p:
@@ -150,14 +171,16 @@ def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
         bc = [i[cn : cn + bn] for i in ins]
         carry = [i[cn + bn :] for i in ins]
         while True:
-            preds = _ref_run(p["cond_jaxpr"], [c + k for c, k in zip(cc, carry)], coords, sizes)
+            preds = _ref_run(p["cond_jaxpr"], [c + k for c, k in zip(cc, carry)], coords, sizes, ex)
             # A batched predicate (a vmap inside the body) is a prefix of the carries'
             # shapes: the device goes on while any example does, updating those that do.
             masks = [np.asarray(q[0], bool) for q in preds]
             go = [bool(m.any()) for m in masks]
-            if not any(go):
+            # Every device of every process takes the same number of steps (the body's
+            # collectives meet): the loop ends when no device anywhere continues.
+            if not any(ex.gather(go, "while_loop's predicate")):
                 return carry
-            new = _ref_run(p["body_jaxpr"], [b + k for b, k in zip(bc, carry)], coords, sizes)
+            new = _ref_run(p["body_jaxpr"], [b + k for b, k in zip(bc, carry)], coords, sizes, ex)
             carry = [
                 [
                     masked_update(masks[d], nv, ov).astype(np.asarray(ov).dtype)
@@ -176,7 +199,7 @@ def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
         order = range(length - 1, -1, -1) if p["reverse"] else range(length)
         for t in order:
             step = [c + k + [x[t] for x in xx] for c, k, xx in zip(consts, carry, xs)]
-            outs = _ref_run(p["jaxpr"], step, coords, sizes)
+            outs = _ref_run(p["jaxpr"], step, coords, sizes, ex)
             carry = [o[:nk] for o in outs]
             for d in range(n):
                 ys[d][t] = outs[d][nk:]
@@ -195,7 +218,7 @@ def _ref_higher_order(eqn, ins, coords, sizes) -> list[list]:
         consts = next(
             (v.consts for v in p.values() if isinstance(v, ClosedJaxpr) and v.jaxpr is inner), []
         )
-        return _ref_eval(inner, consts, ins, coords, sizes)
+        return ref_eval(inner, consts, ins, coords, sizes, ex)
     raise NotImplementedError(
         f"shard_map reference: collectives inside '{prim.name}' are not supported"
     )
@@ -222,15 +245,17 @@ def _ref_participants(entries, lead_shape, dev, coords, sizes):
     return table
 
 
-def _ref_collective(eqn, vals, coords, sizes) -> list:
+def _ref_collective(eqn, vals, coords, sizes, ex) -> list:
     prim, p = eqn.primitive, eqn.params
     if prim is parallel.axis_index_p:
-        return [np.asarray(c[p["axis_name"]], dtype=np.int32) for c in coords]
+        return [np.asarray(coords[d][p["axis_name"]], dtype=np.int32) for d in ex.local]
     key = "axes" if "axes" in p else "axis_name"
     entries = p[key] if isinstance(p[key], tuple) else (p[key],)
     k = sum(1 for e in entries if type(e) is int)
+    shapes = ", ".join(f"{v.dtype.name}{list(v.shape)}" for v in vals[:1])
+    vals = ex.gather(vals, f"{prim.name} over {entries} of {shapes}")
     outs = []
-    for dev in range(len(coords)):
+    for dev in ex.local:
         lead = vals[dev].shape[:k]
         table = _ref_participants(entries, lead, dev, coords, sizes)
         virt = [vals[q][loc] for _, q, loc in table]  # by combined index
@@ -305,14 +330,15 @@ def _ref_one(prim, p, virt, grp, me, dtype):
     raise NotImplementedError(f"shard_map reference: no rule for {prim.name}")
 
 
-def _ref_ragged(p, ins, coords, sizes) -> list:
+def _ref_ragged(p, ins, coords, sizes, ex) -> list:
     """ragged_all_to_all device by device: each receiver copies, from each member of its
     group, the slices that member addresses to it (no checks: the batched path makes them)."""
     entries = p["axis_name"]
     if any(type(e) is int for e in entries):
         raise NotImplementedError("shard_map reference: ragged_all_to_all over vmapped axes")
+    ins = ex.gather(ins, f"ragged_all_to_all over {entries}")
     outs = []
-    for dev in range(len(coords)):
+    for dev in ex.local:
         table = _ref_participants(entries, (), dev, coords, sizes)
         members = [q for _, q, _ in table]  # device of each combined index
         me = members.index(dev)
