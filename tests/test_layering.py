@@ -54,6 +54,7 @@ LAYERS: dict[int, list[str]] = {
     4: ["spmd._src.lax.*"],
     5: [
         "spmd._src.array",
+        "spmd._src.global_array",
         "spmd._src.dispatch",
         "spmd._src.program_passes",
         "spmd._src.debug_floats",
@@ -91,6 +92,10 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.mesh_utils",
         "spmd._src.ops",
         "spmd._src.image",
+        "spmd._src.distributed",
+        "spmd._src.multihost_utils",
+        "spmd._src.multiprocess",
+        "spmd._src.launcher",
     ],
 }
 PUBLIC_LAYER = 7

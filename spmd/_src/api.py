@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays
+from spmd._src import multiprocess as _multiprocess
 from spmd._src import profiler as _profiler
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
@@ -477,6 +478,8 @@ class JitWrapped:
                     self._fast.clear()
                 self._fast[fast_key] = (entry, _converters(args))
         if core.trace_ctx.trace is core.eval_trace:
+            if _multiprocess.spans_processes(leaves):
+                return _multiprocess.call_jit(self, entry, leaves, kwargs)
             in_s = _arg_shardings(entry, leaves)
             # (Shardings are objects without __bool__ or __len__: any() is "one is not None".)
             placed = self._has_placements or entry.constrained or any(in_s)

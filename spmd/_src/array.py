@@ -252,7 +252,11 @@ class _PublicArrayType(type):
     spmd's own code tests for the concrete class, ``spmd._src.array.Array``."""
 
     def __instancecheck__(cls, x: Any) -> bool:
-        return isinstance(x, (Array, core.Tracer)) or key_arrays.is_key_array(x)
+        return (
+            isinstance(x, (Array, core.Tracer))
+            or key_arrays.is_key_array(x)
+            or getattr(type(x), "_spans_processes", False)
+        )
 
     def __subclasscheck__(cls, c: Any) -> bool:
         # Tracer classes are not subclasses, as in JAX (whose typing.ArrayLike relies on it).

@@ -15,6 +15,7 @@ import os
 import re
 from typing import Any
 
+from spmd._src import backends
 from spmd._src.config import config
 
 MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
@@ -126,21 +127,36 @@ def _count_from_environment() -> int:
     return 8
 
 
+_local_count: int | None = None  # set by distributed.initialize(local_device_ids=...)
+
+
 def backend() -> _Backend:
     global _backend
     if _backend is None:
-        _backend = _Backend(_count_from_environment())
+        n = _local_count if _local_count is not None else _count_from_environment()
+        world = backends.world()
+        if world.size > 1:
+            counts = world.allgather(n, "the device count of each process")
+            if len(set(counts)) > 1:
+                raise RuntimeError(
+                    "Every process of a job must have the same number of devices; they have "
+                    + ", ".join(f"rank {r}: {c}" for r, c in enumerate(counts))
+                    + " (SPMD_NUM_DEVICES sets it for all of them)."
+                )
+        _backend = _Backend(n, world.rank, world.size)
     return _backend
+
+
+def set_local_device_count(n: int) -> None:
+    """The number of this process's devices (before their first use)."""
+    global _local_count
+    if n <= 0:
+        raise ValueError(f"a process needs at least one device, got {n}")
+    _local_count = n
 
 
 def initialized() -> bool:
     return _backend is not None
-
-
-def set_process_topology(n_local: int, process_index: int, process_count: int) -> None:
-    """Lay out devices over processes (called by the distributed runtime before first use)."""
-    global _backend
-    _backend = _Backend(n_local, process_index, process_count)
 
 
 def devices(backend_name: str | None = None) -> list[CpuDevice]:

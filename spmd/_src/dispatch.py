@@ -23,6 +23,7 @@ from spmd._src import program_passes as passes
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
 from spmd._src.errors import UnexpectedTracerError
+from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
@@ -114,6 +115,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
             sig.append((v.shape, v.dtype, x.weak_type))
             sharded = sharded or x._sharding is not None
         else:
+            if type(x) is GlobalArray:
+                return _global_apply(prim, args, params)
             a, v = _aval_and_value(x)
             sig.append((a.shape, a.dtype, a.weak_type))
         vals.append(v)
@@ -144,6 +147,20 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
             o._sharding = s
             o._committed = True
     return outs
+
+
+def _no_global_apply(prim, args, params):
+    raise RuntimeError("spmd._src.multiprocess has not been imported")
+
+
+_global_apply: Callable = _no_global_apply
+
+
+def set_global_apply(fn: Callable) -> None:
+    """Install the executor of operations on Arrays that span processes (owned by
+    ``multiprocess``, which knows the partitioner)."""
+    global _global_apply
+    _global_apply = fn
 
 
 core.set_eager_apply(apply_primitive)

@@ -20,6 +20,7 @@ from spmd._src import core, dtypes
 from spmd._src import devices as dev
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
+from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import sharding_rules
 from spmd._src.lax.tokens import AbstractToken, Token
 from spmd._src.mesh import AxisType
@@ -68,6 +69,13 @@ def _put_one(x: Any, sharding: Sharding | None, who: str) -> Any:
         from spmd._src.lax.sharding import sharding_constraint, typed_sharding
 
         return sharding_constraint(x, typed_sharding(sharding, x.aval.ndim))
+    if type(x) is GlobalArray or (sharding is not None and not sharding.is_fully_addressable):
+        if sharding is None:
+            return x
+        _check_fits(sharding, np.shape(x) if type(x) is not GlobalArray else x.shape, who)
+        from spmd._src import multiprocess  # lazy: multiprocess runs programs (above us)
+
+        return multiprocess.put(x, sharding)
     if isinstance(x, Array):
         value, weak = x._value, x.weak_type
     else:
@@ -125,6 +133,10 @@ def make_array_from_callback(
     """Build an Array of ``shape`` whose every shard is ``data_callback(index)``."""
     shape = tuple(int(s) for s in shape)
     _check_fits(sharding, shape, "make_array_from_callback")
+    if not sharding.is_fully_addressable:
+        from spmd._src import multiprocess  # lazy: multiprocess runs programs (above us)
+
+        return multiprocess.make_from_callback(shape, sharding, data_callback, dtype)
     buf = None
     for device, idx in sharding.addressable_devices_indices_map(shape).items():
         block = np.asarray(data_callback(idx))
@@ -181,10 +193,11 @@ def make_array_from_process_local_data(
                 "global_shape should be None or equal to local_data.shape. Got "
                 f"global_shape={tuple(global_shape)} and local_data.shape={data.shape}."
             )
-    if dev.process_count() > 1:
-        raise NotImplementedError(
-            "make_array_from_process_local_data across processes is not implemented yet"
-        )
+    sharding = _to_sharding(sharding, "make_array_from_process_local_data")
+    if not sharding.is_fully_addressable:
+        from spmd._src import multiprocess  # lazy: multiprocess runs programs (above us)
+
+        return multiprocess.make_from_process_local_data(sharding, data, global_shape)
     return _put_one(data, _to_sharding(sharding, "make_array_from_process_local_data"),
                     "make_array_from_process_local_data")  # fmt: skip
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from spmd._src.array import Array
 from spmd._src.core import Tracer
+from spmd._src.global_array import GlobalArray
 from spmd._src.numpy import ufuncs
 from spmd._src.numpy.util import is_arraylike
 
@@ -158,7 +159,9 @@ def _install(cls: type) -> list[str]:
 
 
 def install() -> list[str]:
-    """Install operators and methods on Array and Tracer; returns what is not yet defined."""
+    """Install operators and methods on Array, GlobalArray and Tracer; returns what is not yet
+    defined."""
     missing = _install(Array)
+    _install(GlobalArray)
     _install(Tracer)
     return missing

@@ -1,0 +1,74 @@
+"""The communicator protocol and the one-process communicator."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["Communicator", "SingleProcess", "check_calls", "collective_timeout"]
+
+
+def collective_timeout() -> float:
+    """Seconds a rank waits for the others at a collective (``SPMD_COLLECTIVE_TIMEOUT``)."""
+    raw = os.environ.get("SPMD_COLLECTIVE_TIMEOUT", "300")
+    try:
+        t = float(raw)
+    except ValueError:
+        t = -1.0
+    if not t > 0:
+        raise ValueError(
+            f"SPMD_COLLECTIVE_TIMEOUT must be a positive number of seconds, got {raw!r}"
+        )
+    return t
+
+
+def check_calls(whats: list[str]) -> None:
+    """Raise (on every rank alike: each sees the same list) when the ranks made different
+    collective calls at the same point of their programs."""
+    if all(w == whats[0] for w in whats):
+        return
+    lines = "\n".join(f"  rank {r}: {w}" for r, w in enumerate(whats))
+    raise RuntimeError(
+        "Mismatched collectives: the processes reached different collective calls (each rank "
+        f"must make the same calls in the same order):\n{lines}"
+    )
+
+
+class Communicator:
+    """The processes of one job. Subclasses implement ``_allgather``, ``_barrier`` and
+    ``abort``; ``allgather`` and ``barrier`` add the checks every backend shares."""
+
+    rank: int = 0
+    size: int = 1
+    name: str = "?"
+
+    def allgather(self, obj: Any, what: str) -> list:
+        """Every rank's ``obj``, in rank order (the same list on every rank)."""
+        pairs = self._allgather((what, obj), what)
+        check_calls([w for w, _ in pairs])
+        return [o for _, o in pairs]
+
+    def barrier(self, what: str) -> None:
+        """Wait until every rank has reached the barrier called ``what``."""
+        self.allgather(None, what)
+
+    def _allgather(self, obj: Any, what: str) -> list:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def abort(self, code: int = 1) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rank={self.rank}, size={self.size})"
+
+
+class SingleProcess(Communicator):
+    """The communicator of a job of one process: every collective is a copy."""
+
+    name = "single process"
+
+    def _allgather(self, obj: Any, what: str) -> list:
+        return [obj]
+
+    def abort(self, code: int = 1) -> None:
+        os._exit(code)

@@ -1,0 +1,168 @@
+"""``GlobalArray``: an Array sharded over devices of several processes.
+
+In a job of several processes (``spmd run -n N``), an array placed on a mesh that spans them
+is a ``GlobalArray`` on each process: its global shape, dtype and sharding, and the blocks of
+this process's own devices only (DESIGN.md, "Arrays and devices"). The whole value is in no
+single process: it is read with ``multihost_utils.process_allgather``, or block by block through
+``addressable_shards``. Where this process's blocks cover the whole array (a replicated array,
+or one split only over axes within the process), ``np.asarray`` reads it directly.
+
+Computations on GlobalArrays (jit, shard_map, operators) run on every process at once; see
+``spmd._src.multiprocess``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from spmd._src import core
+from spmd._src import sharding as shd
+from spmd._src.array import Array, Shard, array_repr
+
+__all__ = ["GlobalArray"]
+
+
+class GlobalArray:
+    """An array whose shards live on the devices of several processes; this process holds
+    the blocks of its own devices (``_blocks``: device -> NumPy block; replicas share one)."""
+
+    __slots__ = ("aval", "_sharding", "_blocks", "__weakref__")
+    __array_priority__ = 100
+    # ``isinstance(x, spmd.Array)`` holds (array.py cannot import this module: it sits below).
+    _spans_processes = True
+
+    def __init__(self, aval: core.ShapedArray, sharding: shd.Sharding, blocks: dict) -> None:
+        self.aval = aval
+        self._sharding = sharding
+        self._blocks = blocks
+
+    # -- type ----------------------------------------------------------------------------
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: math.prod(self.aval.shape))
+    weak_type = property(lambda self: self.aval.weak_type)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.aval.dtype.itemsize)
+    sharding = property(lambda self: self._sharding)
+    committed = True
+    is_fully_addressable = False
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._sharding.is_fully_replicated
+
+    def devices(self) -> set:
+        return self._sharding.device_set
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Array'")
+
+    # -- this process's shards -------------------------------------------------------------
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """The shards on this process's devices (their data: Arrays on those devices)."""
+        s = self._sharding
+        replica = shd.shard_replica_ids(s, self.shape)
+        return [
+            Shard(
+                d,
+                idx,
+                replica[d],
+                Array(self._blocks[d], self.weak_type, shd.SingleDeviceSharding(d)),
+            )
+            for d, idx in s.addressable_devices_indices_map(self.shape).items()
+        ]
+
+    @property
+    def global_shards(self) -> list[Shard]:
+        """Every device's shard; those of other processes have no data (None)."""
+        s = self._sharding
+        replica = shd.shard_replica_ids(s, self.shape)
+        return [
+            Shard(
+                d,
+                idx,
+                replica[d],
+                Array(self._blocks[d], self.weak_type, shd.SingleDeviceSharding(d))
+                if d in self._blocks
+                else None,
+            )
+            for d, idx in s.devices_indices_map(self.shape).items()
+        ]
+
+    def addressable_data(self, index: int) -> Array:
+        return self.addressable_shards[index].data
+
+    def local_value(self) -> np.ndarray | None:
+        """The whole value, when this process's blocks cover it (else None)."""
+        out = np.empty(self.shape, self.dtype)
+        covered = np.zeros(self.shape, bool) if self.size else None
+        for d, idx in self._sharding.addressable_devices_indices_map(self.shape).items():
+            out[idx] = self._blocks[d]
+            if covered is not None:
+                covered[idx] = True
+        if covered is not None and not covered.all():
+            return None
+        return out
+
+    def _value_or_raise(self) -> np.ndarray:
+        v = self.local_value()
+        if v is None:
+            raise RuntimeError(
+                f"The value of an Array of shape {self.shape} sharded as {self._sharding} is "
+                "spread over the devices of several processes, and this process holds only "
+                "part of it: gather it with "
+                "spmd.experimental.multihost_utils.process_allgather(x, tiled=True), or read "
+                "this process's blocks from x.addressable_shards."
+            )
+        return v
+
+    # -- conversions -----------------------------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        v = self._value_or_raise()
+        return v if dtype is None else v.astype(dtype)
+
+    def __bool__(self) -> bool:
+        return bool(self._value_or_raise())
+
+    def __int__(self) -> int:
+        return int(self._value_or_raise())
+
+    def __float__(self) -> float:
+        return float(self._value_or_raise())
+
+    def item(self, *args):
+        return self._value_or_raise().item(*args)
+
+    def tolist(self):
+        return self._value_or_raise().tolist()
+
+    def block_until_ready(self) -> GlobalArray:
+        return self
+
+    def is_deleted(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        v = self.local_value()
+        return str(v) if v is not None else self._summary()
+
+    def __repr__(self) -> str:
+        v = self.local_value()
+        return array_repr(v, self.weak_type) if v is not None else self._summary()
+
+    def _summary(self) -> str:
+        n = len(self._blocks)
+        return (
+            f"GlobalArray(shape={self.shape}, dtype={self.dtype.name}, "
+            f"sharding={self._sharding}; this process holds {n} of its "
+            f"{len(self._sharding.device_set)} shards)"
+        )

@@ -1,0 +1,309 @@
+"""Computing on Arrays that span several processes (a job started by ``spmd run -n N``).
+
+Every process runs the same program. A computation whose operands include a ``GlobalArray``
+is rewritten by the partitioner (``lowering.partition``) into one shard_map body over the
+mesh, whose collectives are explicit; each process then interprets that body on its own devices
+with the reference loop (``shard_map_reference.ref_eval``), and at each collective hands every
+device's operand to every process through the communicator (``backends``) before combining them
+by the same code as one process would. So results are the bits a single process gets running
+the same partitioned program (``spmd.config.update('spmd_partition', 'always')``) or the same
+shard_map on all the devices, on every process.
+
+This is the slow, clear path: every collective exchanges whole operands. Eager operations,
+``jit`` and ``shard_map`` all take it when an operand spans processes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from spmd._src import backends, core, dispatch, dtypes
+from spmd._src.array import Array
+from spmd._src.core import ShapedArray
+from spmd._src.global_array import GlobalArray
+from spmd._src.interpreters import partial_eval as pe
+from spmd._src.interpreters.partitioner import from_spec
+from spmd._src.lowering import Partitioned, partition, partitioned_for
+from spmd._src.shard_map_reference import Exchange, _block_index, ref_eval
+from spmd._src.sharding import NamedSharding, P, Sharding, check_divisible
+
+__all__ = [
+    "call_jit",
+    "gather_global",
+    "make_from_callback",
+    "make_from_process_local_data",
+    "put",
+    "spans_processes",
+]
+
+
+def spans_processes(leaves: Sequence[Any]) -> bool:
+    """Whether any of ``leaves`` is an Array over devices of other processes."""
+    for x in leaves:
+        if type(x) is GlobalArray:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Making and reading GlobalArrays
+
+
+def _check_even(sharding: Sharding, shape: tuple, who: str) -> None:
+    if isinstance(sharding, NamedSharding):
+        try:
+            check_divisible(sharding, shape)
+        except ValueError as e:
+            raise ValueError(
+                f"{who}: {e} (uneven shards are not supported across processes yet)"
+            ) from None
+
+
+def make_from_callback(shape: tuple, sharding: Sharding, cb, dtype=None) -> GlobalArray:
+    """A GlobalArray whose blocks on this process's devices are ``cb(index)``."""
+    _check_even(sharding, shape, "make_array_from_callback")
+    blocks: dict = {}
+    by_index: dict = {}
+    dt = None
+    for d, idx in sharding.addressable_devices_indices_map(shape).items():
+        key = tuple((s.start, s.stop, s.step) for s in idx)
+        block = by_index.get(key)
+        if block is None:
+            block = np.asarray(cb(idx))
+            if dt is None:
+                dt = dtypes.canonicalize_dtype(dtype if dtype is not None else block.dtype)
+            want = tuple(len(range(*s.indices(n))) for s, n in zip(idx, shape))
+            if block.shape != want:
+                raise ValueError(
+                    f"make_array_from_callback: the callback returned shape {block.shape} for "
+                    f"device {d} at index {idx}, but the shard shape is {want}."
+                )
+            block = by_index[key] = np.asarray(block, dtype=dt, order="C")
+        blocks[d] = block
+    if dt is None:  # this process has no device of the sharding
+        dt = dtypes.canonicalize_dtype(dtype if dtype is not None else np.float32)
+    return GlobalArray(ShapedArray(tuple(shape), dt, False), sharding, blocks)
+
+
+def put(x: Any, sharding: Sharding) -> Any:
+    """``device_put`` onto a sharding over devices of several processes (or of a GlobalArray
+    onto any sharding). A host value is the same on every process, which keeps its blocks."""
+    if type(x) is GlobalArray:
+        if x._sharding == sharding:
+            return x
+        value = gather_global(x)
+        weak = x.weak_type
+    else:
+        aval = core.get_aval(x)
+        value = np.asarray(x._value if type(x) is Array else x)
+        if value.dtype != aval.dtype:
+            value = value.astype(aval.dtype)
+        weak = aval.weak_type
+    if sharding.is_fully_addressable:
+        return Array(value, weak, sharding)
+    out = make_from_callback(value.shape, sharding, lambda idx: value[idx], value.dtype)
+    out.aval = ShapedArray(value.shape, value.dtype, weak)
+    return out
+
+
+def make_from_process_local_data(
+    sharding: Sharding, local_data: Any, global_shape: Sequence[int] | None
+) -> GlobalArray:
+    """The GlobalArray whose blocks on this process's devices come from ``local_data``: the
+    part of the global value that those devices' shards span (a box, whose size in each
+    dimension is ``global_shape``'s scaled by the share of shards this process holds)."""
+    data = np.asarray(local_data)
+    n_dims = data.ndim
+    all_idx = sharding.devices_indices_map((1 << 30,) * n_dims)  # positions, not sizes
+    mine = sharding.addressable_devices_indices_map((1 << 30,) * n_dims)
+    shape = []
+    for d in range(n_dims):
+        starts = sorted({idx[d].indices(1 << 30)[0] for idx in all_idx.values()})
+        local = sorted({idx[d].indices(1 << 30)[0] for idx in mine.values()})
+        n, k = len(starts), len(local)
+        if global_shape is not None:
+            shape.append(int(global_shape[d]))
+        else:
+            if data.shape[d] * n % k:
+                raise ValueError(
+                    f"make_array_from_process_local_data: local_data dimension {d} "
+                    f"({data.shape[d]}) does not split into {k} shards"
+                )
+            shape.append(data.shape[d] * n // k)
+    shape = tuple(shape)
+    _check_even(sharding, shape, "make_array_from_process_local_data")
+    imap = sharding.addressable_devices_indices_map(shape)
+    lo = [min(idx[d].indices(shape[d])[0] for idx in imap.values()) for d in range(n_dims)]
+    hi = [max(idx[d].indices(shape[d])[1] for idx in imap.values()) for d in range(n_dims)]
+    box = tuple(h - low for low, h in zip(lo, hi))
+    if data.shape != box:
+        raise ValueError(
+            f"make_array_from_process_local_data: this process's devices hold the part "
+            f"{tuple(slice(a, b) for a, b in zip(lo, hi))} of the global shape {shape}, of "
+            f"shape {box}, but local_data has shape {data.shape}"
+        )
+
+    def cb(idx):
+        return data[tuple(slice(s.start - a, s.stop - a) for s, a in zip(idx, lo))]
+
+    return make_from_callback(shape, sharding, cb, data.dtype)
+
+
+def gather_global(x: GlobalArray) -> np.ndarray:
+    """The whole value of ``x`` on every process (a collective: every process calls it)."""
+    world = backends.world()
+    imap = x._sharding.addressable_devices_indices_map(x.shape)
+    mine = [(idx, x._blocks[d]) for d, idx in imap.items() if _replica0(x, d)]
+    parts = world.allgather(mine, f"gather of an Array {x.aval.str_short()} ({x._sharding})")
+    out = np.empty(x.shape, x.dtype)
+    for got in parts:
+        for idx, block in got:
+            out[idx] = block
+    return out
+
+
+def _replica0(x: GlobalArray, d) -> bool:
+    # One copy of each block travels: the first device (in device order) that holds it.
+    from spmd._src.sharding import shard_replica_ids
+
+    return shard_replica_ids(x._sharding, x.shape)[d] == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a partitioned program
+
+
+class _WorldExchange(Exchange):
+    """The devices of this process, and the communicator that joins them to the others."""
+
+    def __init__(self, devs: list) -> None:
+        self.world = backends.world()
+        me = self.world.rank
+        self.local = [i for i, d in enumerate(devs) if d.process_index == me]
+        self.by_rank = [
+            [i for i, d in enumerate(devs) if d.process_index == r] for r in range(self.world.size)
+        ]
+        self.n = len(devs)
+
+    def gather(self, local_vals: list, what: str) -> list:
+        got = self.world.allgather(local_vals, what)
+        full: list = [None] * self.n
+        for idxs, vals in zip(self.by_rank, got):
+            for i, v in zip(idxs, vals):
+                full[i] = v
+        return full
+
+
+def run_body(part: Partitioned, args: Sequence[Any]) -> list:
+    """Run a partitioned program on this process's devices: GlobalArray results."""
+    mesh = part.mesh
+    axes = tuple(mesh.axis_names)
+    sizes = dict(mesh.shape)
+    coords = [dict(zip(axes, c)) for c in itertools.product(*(range(sizes[a]) for a in axes))]
+    devs = [mesh.devices[tuple(c[a] for a in axes)] for c in coords]
+    ex = _WorldExchange(devs)
+    values = [*part.consts, *args]
+    specs = [P()] * len(part.consts) + list(part.in_specs)
+    # Operands not already split as the body needs: the whole value (gathered once, by every
+    # process alike, where it is spread over processes).
+    wholes = []
+    for x, s in zip(values, specs):
+        if type(x) is GlobalArray:
+            ok = isinstance(x._sharding, NamedSharding) and x._sharding.mesh == mesh
+            if ok and from_spec(x._sharding.spec, x.ndim) == from_spec(s, x.ndim):
+                wholes.append(None)
+                continue
+            wholes.append(gather_global(x))
+        elif type(x) is Array:
+            wholes.append(x._value)
+        else:
+            wholes.append(dispatch.canonical_value(x))
+    per_device = []
+    for i in ex.local:
+        blocks = []
+        for x, s, w in zip(values, specs, wholes):
+            if w is None:
+                blocks.append(x._blocks[devs[i]])
+            else:
+                blocks.append(w[_block_index(w.shape, s, sizes, coords[i])])
+        per_device.append(blocks)
+    body = part.body
+    with np.errstate(all="ignore"):
+        outs = ref_eval(body.jaxpr, body.consts, per_device, coords, sizes, ex)
+    results = []
+    for k, (spec, v) in enumerate(zip(part.out_specs, body.jaxpr.outvars)):
+        a = v.aval
+        sp = from_spec(spec, a.ndim)
+        gshape = tuple(d * math.prod(sizes[x] for x in e) for d, e in zip(a.shape, sp))
+        blocks = {devs[i]: np.asarray(outs[j][k], dtype=a.dtype) for j, i in enumerate(ex.local)}
+        results.append(
+            GlobalArray(
+                ShapedArray(gshape, a.dtype, a.weak_type), NamedSharding(mesh, spec), blocks
+            )
+        )
+    return results
+
+
+def _mesh_of(shardings) -> Any:
+    for s in shardings:
+        if isinstance(s, NamedSharding):
+            return s.mesh
+    return None
+
+
+def _spec_of(s, ndim: int, mesh) -> P:
+    if isinstance(s, NamedSharding) and s.mesh == mesh:
+        return P(*s.spec._normalized(ndim))
+    return P()
+
+
+_eager_cache: dict = {}
+
+
+def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+    """An eager operation with an operand over devices of several processes: a program of one
+    equation, partitioned and run on every process."""
+    avals = [core.get_aval(x) for x in args]
+    shs = [x._sharding if type(x) in (Array, GlobalArray) else None for x in args]
+    mesh = _mesh_of(shs)
+    specs = tuple(_spec_of(s, a.ndim, mesh) for s, a in zip(shs, avals))
+    try:
+        key = (prim, tuple(params.items()), tuple(avals), mesh, specs)
+        hash(key)
+    except TypeError:
+        key = None
+    part = _eager_cache.get(key) if key is not None else None
+    if part is None:
+        closed = pe.trace_to_jaxpr(lambda *xs: _as_list(prim.bind(*xs, **params)), avals)
+        part = partition(closed, mesh, specs, None, prim.name)
+        if key is not None:
+            if len(_eager_cache) >= 256:
+                _eager_cache.clear()
+            _eager_cache[key] = part
+    outs = run_body(part, args)
+    return outs if prim.multiple_results else outs[0]
+
+
+def _as_list(out: Any) -> list:
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def call_jit(wrapped: Any, entry: Any, leaves: list, kwargs: dict) -> Any:
+    """A jitted function called with arguments over devices of several processes."""
+    in_s = tuple(x._sharding if type(x) in (Array, GlobalArray) else None for x in leaves)
+    leaves, out_s = wrapped._placements(entry, leaves, kwargs, in_s)
+    in_s = [x._sharding if type(x) in (Array, GlobalArray) else None for x in leaves]
+    part = partitioned_for(entry, in_s, out_s, wrapped.__name__)
+    outs = run_body(part, leaves)
+    for o, w in zip(outs, entry.out_weak):
+        if o.aval.weak_type != w:
+            o.aval = ShapedArray(o.aval.shape, o.aval.dtype, w)
+    return entry.out_tree.unflatten(outs)
+
+
+dispatch.set_global_apply(apply_primitive)

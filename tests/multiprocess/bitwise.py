@@ -1,0 +1,140 @@
+"""A program run three ways by tests/test_multiprocess.py: one process with 8 devices, two
+processes with 4, four with 2. It prints one line per result: name, dtype, shape and the hash of
+its bytes (the whole value, gathered), which must be the same in all three runs."""
+
+import hashlib
+import sys
+
+import numpy as np
+
+import spmd as jax
+import spmd.numpy as jnp
+from spmd import lax
+from spmd.experimental import multihost_utils as mhu
+from spmd.experimental.shard_map import shard_map
+from spmd.sharding import NamedSharding
+from spmd.sharding import PartitionSpec as P
+
+if "--partition" in sys.argv:
+    jax.config.update("spmd_partition", "always")
+
+results = {}
+
+
+def record(name, x):
+    v = np.asarray(mhu.process_allgather(x, tiled=True))
+    results[name] = v
+
+
+rng = np.random.default_rng(0)
+a = rng.standard_normal((16, 16)).astype(np.float32)
+b = rng.standard_normal((16, 8)).astype(np.float32)
+ints = rng.integers(-50, 50, (8, 16)).astype(np.int32)
+
+mesh1 = jax.make_mesh((8,), ("x",))
+mesh2 = jax.make_mesh((2, 4), ("x", "y"))
+mesh3 = jax.make_mesh((4, 2), ("x", "y"))
+
+# Placement and reading back.
+A = jax.device_put(a, NamedSharding(mesh2, P("x", "y")))
+B = jax.device_put(b, NamedSharding(mesh2, P("y", None)))
+I = jax.device_put(ints, NamedSharding(mesh1, P(None, "x")))
+record("put_a", A)
+record("put_ints", I)
+
+
+# shard_map with every collective.
+def body(blk):
+    s = lax.psum(blk, "y")
+    m = lax.pmax(blk, ("x", "y"))
+    g = lax.all_gather(blk, "y", tiled=True)
+    rs = lax.psum_scatter(blk, "y", scatter_dimension=1, tiled=True)
+    t = lax.all_to_all(blk, "y", 1, 0, tiled=True)
+    n = lax.psum(1, ("x", "y"))
+    pp = lax.ppermute(blk, "y", [(i, (i + 1) % 4) for i in range(4)])
+    idx = lax.axis_index("y") + 10 * lax.axis_index("x")
+    grp = lax.psum(blk, "y", axis_index_groups=[[0, 1], [2, 3]])
+    return s, m, g, rs, t, pp, blk * idx + n, grp
+
+
+outs = shard_map(
+    body,
+    mesh=mesh2,
+    in_specs=P("x", "y"),
+    out_specs=(
+        P("x"),
+        P(),
+        P("x", "y"),
+        P("x", "y"),
+        P(("x", "y")),
+        P("x", "y"),
+        P("x", "y"),
+        P("x", "y"),
+    ),
+)(A)
+for k, o in enumerate(outs):
+    record(f"shard_map_{k}", o)
+
+
+# A while loop whose trip count differs across devices, with a collective inside.
+def loop_body(blk):
+    n = lax.axis_index("x") + 1
+
+    def step(c):
+        i, v = c
+        return i + 1, v + lax.psum(v, "x") * 0.5
+
+    return lax.while_loop(lambda c: c[0] < n, step, (0, blk))[1]
+
+
+record(
+    "while",
+    shard_map(loop_body, mesh=mesh3, in_specs=P("x"), out_specs=P("x"))(
+        jax.device_put(a, NamedSharding(mesh3, P("x")))
+    ),
+)
+
+
+# jit: a contraction over a split dimension, elementwise work, reductions.
+@jax.jit
+def model(x, w):
+    h = jnp.tanh(x @ w)
+    return h, h.sum(axis=0), jnp.max(h), (h * h).mean()
+
+
+for k, o in enumerate(model(A, B)):
+    record(f"jit_{k}", o)
+
+# A data-parallel training step: grad of a jitted loss, params replicated, batch split.
+params = {
+    "w": jax.device_put(b, NamedSharding(mesh1, P())),
+    "c": jax.device_put(np.float32(0.5), NamedSharding(mesh1, P())),
+}
+X = jax.device_put(a, NamedSharding(mesh1, P("x")))
+
+
+def loss(p, x):
+    return jnp.mean((jnp.tanh(x @ p["w"]) - p["c"]) ** 2)
+
+
+@jax.jit
+def sgd(p, x):
+    lv, g = jax.value_and_grad(loss)(p, x)
+    return lv, jax.tree.map(lambda w, d: w - 0.1 * d, p, g)
+
+
+lv, new = sgd(params, X)
+record("loss", lv)
+record("new_w", new["w"])
+record("new_c", new["c"])
+
+# Eager operations on spread arrays.
+record("eager_add", I + 1)
+record("eager_sum", I.sum(axis=1))
+record("eager_mul", A * 2.0)
+
+for name, v in results.items():
+    digest = hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()[:16]
+    line = f"{name} {v.dtype.name}{list(v.shape)} {digest}"
+    if jax.process_index() == 0:
+        print(line, flush=True)

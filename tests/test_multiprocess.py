@@ -1,0 +1,191 @@
+"""spmd across processes: jobs of 2 and 4 MPI processes started by ``spmd run``.
+
+The programs under ``tests/multiprocess/`` run as real MPI jobs (MPICH and mpi4py, from the
+test extras). The claims checked: a run over processes gives the bits of a run in one process
+(DESIGN.md, "Numerics"); each process sees its own devices and shards; a failing rank, ranks
+making different collective calls, and a rank that never arrives all end the job with an error
+naming what happened, never a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spmd._src import launcher
+
+HERE = Path(__file__).resolve().parent / "multiprocess"
+
+needs_mpi = pytest.mark.skipif(
+    launcher.find_mpiexec() is None, reason="needs MPI: pip install 'spmd[mpi]'"
+)
+
+
+def run_job(n, devices, script, *args, timeout=None, wait=180):
+    cmd = [sys.executable, "-m", "spmd", "run", "-n", str(n), "--devices", str(devices)]
+    if timeout is not None:
+        cmd += ["--timeout", str(timeout)]
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "SPMD_NUM_DEVICES")}
+    return subprocess.run(
+        [*cmd, str(script), *args], capture_output=True, text=True, timeout=wait, env=env
+    )
+
+
+def lines(proc) -> list[str]:
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.splitlines()
+
+
+@needs_mpi
+def test_runs_over_processes_give_one_process_bits():
+    program = HERE / "bitwise.py"
+    one = lines(run_job(1, 8, program, "--partition"))
+    two = lines(run_job(2, 4, program))
+    four = lines(run_job(4, 2, program))
+    assert len(one) == 21
+    assert two == one
+    assert four == one
+    # shard_map, placement and eager elementwise work do not depend on the partition mode: the
+    # default one-process run (the batched body over all devices) gives the same bits too.
+    default = dict(ln.split(" ", 1) for ln in lines(run_job(1, 8, program)))
+    same = ("put_", "shard_map_", "while", "eager_")
+    for ln in two:
+        name, rest = ln.split(" ", 1)
+        if name.startswith(same):
+            assert default[name] == rest, name
+
+
+@needs_mpi
+def test_each_process_sees_its_devices_and_shards(tmp_path):
+    lines(run_job(2, 4, HERE / "api.py", str(tmp_path)))
+    got = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    value = np.arange(32, dtype=np.float32).reshape(4, 8)
+    for r, out in enumerate(got):
+        assert out["count"] == 2
+        assert out["devices"] == list(range(8))
+        assert out["device_procs"] == [0] * 4 + [1] * 4
+        assert out["local"] == list(range(4 * r, 4 * r + 4))
+        assert out["initialized"] is True
+        assert out["second_initialize"] == "distributed.initialize should only be called once."
+        assert out["type"] == "GlobalArray" and out["isinstance"] is True
+        assert out["fully_addressable"] is False
+        # Process r holds rows 2r:2r+2, split over its four devices' columns.
+        assert out["shards"] == [[4 * r + k, [[2 * r, 2 * r + 2], [2 * k, 2 * k + 2]]]
+                                 for k in range(4)]  # fmt: skip
+        assert out["shard_data"] == [value[2 * r : 2 * r + 2, 0:2].tolist()]
+        assert "process_allgather" in out["asarray_error"]
+        assert out["covered"] is True and out["gathered"] is True
+        assert out["from_local"] == [[4, 8], [[0.0] * 8] * 2 + [[1.0] * 8] * 2]
+        assert out["from_callback"] is True
+        assert out["sum"] == float(value.sum() * 2)
+        assert out["allgather"] == [[0, 10], [1, 11]]
+        assert out["allgather_tiled"] == [0, 10, 1, 11]
+        assert out["broadcast"] == ["float32", 8.0]
+        assert "processes [1] hold values that differ" in out["assert_equal"]
+        assert out["assert_equal"].startswith("ranks differ:")
+        assert "got 2: processes [0, 1] of 2" in out["two_sources"]
+        assert "process 0: float64[2]\n  process 1: float64[3]" in out["shape_mismatch"]
+
+
+FAIL = HERE / "failures.py"
+
+
+@needs_mpi
+def test_an_exception_on_one_rank_ends_the_job_with_its_traceback():
+    proc = run_job(2, 2, FAIL, "raise", timeout=60)
+    assert proc.returncode != 0
+    assert "[spmd rank 1 of 2] Traceback" in proc.stderr
+    assert "ValueError: rank 1 fails here" in proc.stderr
+    assert "done" not in proc.stdout
+
+
+@needs_mpi
+def test_mismatched_collectives_name_each_ranks_call():
+    proc = run_job(2, 2, FAIL, "mismatch", timeout=60)
+    assert proc.returncode != 0
+    assert "Mismatched collectives" in proc.stderr
+    assert "rank 0: sync_global_devices('a')" in proc.stderr
+    assert "rank 1: process_allgather" in proc.stderr
+
+
+@needs_mpi
+def test_a_rank_that_never_arrives_times_out():
+    proc = run_job(2, 2, FAIL, "late", timeout=2)
+    assert proc.returncode != 0
+    assert "TimeoutError: sync_global_devices('end'): rank 0 of 2 waited" in proc.stderr
+
+
+@needs_mpi
+def test_processes_must_have_as_many_devices():
+    proc = run_job(2, 2, FAIL, "devices", timeout=60)
+    assert proc.returncode != 0
+    assert "rank 0: 2, rank 1: 3" in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The launcher and the one-process forms (no MPI job)
+
+
+def _args(*argv):
+    p = launcher._parser()
+    return p.parse_args(["run", *argv])
+
+
+def test_launcher_command_lines(monkeypatch):
+    monkeypatch.setattr(launcher, "find_mpiexec", lambda: "/opt/mpi/bin/mpiexec")
+    cmd, env = launcher.run_command(_args("-n", "3", "--devices", "2", "prog.py", "--lr", "1"))
+    assert cmd == ["/opt/mpi/bin/mpiexec", "-n", "3", sys.executable, "prog.py", "--lr", "1"]
+    assert env["SPMD_NUM_DEVICES"] == "2"
+    cmd, env = launcher.run_command(_args("--timeout", "5", "prog.py"))
+    assert cmd == [sys.executable, "prog.py"]  # one process: no MPI needed
+    assert env["SPMD_COLLECTIVE_TIMEOUT"] == "5.0"
+    monkeypatch.setattr(launcher, "find_mpiexec", lambda: None)
+    with pytest.raises(SystemExit, match="pip install 'spmd\\[mpi\\]'"):
+        launcher.run_command(_args("-n", "2", "prog.py"))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "-n", "0", "p.py"], "-n must be at least 1, got 0"),
+        (["run", "--devices", "0", "p.py"], "--devices must be at least 1, got 0"),
+        (["run", "-n", "2"], "give a script"),
+    ],
+)
+def test_launcher_rejects_bad_arguments(argv, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        launcher.main(argv)
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_launcher_runs_one_process(tmp_path):
+    script = tmp_path / "p.py"
+    script.write_text("import sys, os; print(os.environ['SPMD_NUM_DEVICES'], sys.argv[1:])")
+    proc = subprocess.run(
+        [sys.executable, "-m", "spmd", "run", "--devices", "3", str(script), "a", "b"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.stdout.strip() == "3 ['a', 'b']"
+
+
+def test_initialize_checks_the_job(monkeypatch):
+    from spmd._src import distributed
+
+    monkeypatch.setattr(distributed, "_initialized", False)
+    with pytest.raises(ValueError, match="num_processes=2, but this process was launched as one"):
+        distributed.initialize(num_processes=2)
+    with pytest.raises(ValueError, match="process_id=1, but MPI gave this process rank 0 of 1"):
+        distributed.initialize(process_id=1)
+    distributed.initialize("localhost:1234", num_processes=1, process_id=0)
+    assert distributed.is_initialized()
+    with pytest.raises(RuntimeError, match="should only be called once"):
+        distributed.initialize()
+    distributed.shutdown()
+    assert not distributed.is_initialized()
