@@ -32,6 +32,7 @@ import numpy as np
 
 from spmd._src import core, dtypes
 from spmd._src.core import Jaxpr, Literal, ShapedArray, Tracer, Var
+from spmd._src.interpreters import sharding_rules
 
 # prim -> rule(primals, tangents, primal_out, **params) -> tangent_out
 primitive_jvps: dict[core.Primitive, Callable] = {}
@@ -228,6 +229,11 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     nonzero = [type(t) is not Zero for t in tangents]
     p_avals = [core.get_aval(p) for p in primals]
     t_avals = [tangent_aval(a) for a, nz in zip(p_avals, nonzero) if nz]
+    # Sharding in types (Explicit mesh axes): the rule is traced with its operands' types, a
+    # tangent typed as its primal (as JAX's). None when nothing is typed.
+    p_types = [sharding_rules.type_sharding(p) for p in primals]
+    types = p_types + [s for s, nz in zip(p_types, nonzero) if nz]
+    types = types if any(s is not None for s in types) else None
 
     def joint_fun(*args):
         ps, ts_nz = args[: len(primals)], iter(args[len(primals) :])
@@ -246,7 +252,7 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     constant = [not isinstance(p, core.Tracer) for p in primals]
 
     def split():
-        closed = pe.trace_to_jaxpr(joint_fun, p_avals + t_avals)
+        closed = pe.trace_to_jaxpr(joint_fun, p_avals + t_avals, None, types)
         unknowns = [False] * len(primals) + [True] * len(t_avals)
         constant_inputs = constant + [False] * len(t_avals)
         # A known call left with no results (a jit's whose results all forward its inputs)
@@ -263,7 +269,7 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     # would otherwise compile them anew).
     cache, key = _joint_split_key(prim, params, p_avals, nonzero)
     if cache is not None:
-        key = (key, tuple(constant))
+        key = (key, tuple(constant), tuple(types or ()))
     if cache is None:
         closed, known, unknown, out_unknowns = split()
     else:
@@ -317,9 +323,19 @@ class LinearFunction:
     """The linear map of a linearization: a jaxpr in the input tangents, with the primal
     values it needs (its constants) already computed."""
 
-    def __init__(self, jaxpr: core.ClosedJaxpr, in_avals, out_zero: Sequence[bool], out_avals):
+    def __init__(
+        self,
+        jaxpr: core.ClosedJaxpr,
+        in_avals,
+        out_zero: Sequence[bool],
+        out_avals,
+        in_types: Sequence[Any] | None = None,
+    ):
         self.jaxpr = jaxpr
         self.in_avals = list(in_avals)
+        # The primal inputs' shardings in types (Explicit mesh axes), which their cotangents
+        # take, as in JAX.
+        self.in_types = list(in_types) if in_types is not None else [None] * len(self.in_avals)
         self.out_zero = list(out_zero)
         self.out_avals = list(out_avals)
         # Inputs of int/bool type have float0 tangents: symbolic zeros, not jaxpr inputs.
@@ -333,7 +349,10 @@ class LinearFunction:
     def transpose(self, cts: Sequence[Any]) -> list[Any]:
         live = [c for c, z in zip(cts, self.out_zero) if not z]
         got = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, live))
-        return [next(got) if keep else Zero(a) for keep, a in zip(self.in_live, self.in_avals)]
+        return [
+            as_type(next(got), t) if keep else Zero(a)
+            for keep, a, t in zip(self.in_live, self.in_avals, self.in_types)
+        ]
 
 
 def linearize_flat(
@@ -347,8 +366,11 @@ def linearize_flat(
     # the parent trace, not staged into the linear map.
     tangent_trace = pe.JaxprTrace(known_trace=parent)
     in_avals = [tangent_aval(core.get_aval(p)) for p in primals]
+    # A tangent has its primal's sharding in type (Explicit mesh axes), as in JAX.
+    in_types = [sharding_rules.type_sharding(p) for p in primals]
     tangent_in = [
-        Zero(a) if a.dtype == dtypes.float0 else tangent_trace.new_arg(a) for a in in_avals
+        Zero(a) if a.dtype == dtypes.float0 else tangent_trace.new_arg(a, s)
+        for a, s in zip(in_avals, in_types)
     ]
     trace = JVPTrace(parent, tangent_trace)
     ins = [trace.wrap(p, t) for p, t in zip(primals, tangent_in)]
@@ -364,7 +386,26 @@ def linearize_flat(
     linear = tangent_trace.to_jaxpr([t for t in out_t if type(t) is not Zero])
     # Tangent rules may compute values no output tangent needs (e.g. behind stop_gradient).
     linear = core.ClosedJaxpr(pe.dce_jaxpr(linear.jaxpr), linear.consts)
-    return out_p, LinearFunction(linear, in_avals, out_zero, out_avals)
+    return out_p, LinearFunction(linear, in_avals, out_zero, out_avals, in_types)
+
+
+def as_type(ct: Any, want: Any) -> Any:
+    """``ct`` with the sharding ``want`` in its type (Explicit mesh axes; None: unsharded), as
+    JAX's transposes give each cotangent its primal's type. spmd's transposes do not all type
+    their results yet, so a cotangent typed otherwise (or not typed) is resharded here."""
+    if ct is None or type(ct) is Zero or not hasattr(ct, "shape"):
+        return ct
+    got = sharding_rules.type_sharding(ct)
+    if got is None and want is None:
+        return ct
+    from spmd._src.lax import sharding as lax_sharding  # lazy: reshard is a lax primitive
+    from spmd._src.sharding import PartitionSpec
+
+    n = len(core.get_aval(ct).shape)
+    target = want if want is not None else got.with_spec(PartitionSpec())
+    if got is not None and got.spec._normalized(n) == target.spec._normalized(n):
+        return ct
+    return lax_sharding.reshard(ct, target)
 
 
 # ---------------------------------------------------------------------------------------------

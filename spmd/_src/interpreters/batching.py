@@ -250,11 +250,16 @@ _batched_jaxprs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def batch_jaxpr(
-    closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int | None]
+    closed: core.ClosedJaxpr,
+    axis_data: AxisData,
+    in_dims: Sequence[int | None],
+    in_shardings: Sequence[Any] | None = None,
 ) -> tuple[core.ClosedJaxpr, list[int | None]]:
-    """The jaxpr of ``closed`` batched along ``in_dims`` (cached per jaxpr, axis and dims)."""
+    """The jaxpr of ``closed`` batched along ``in_dims`` (cached per jaxpr, axis and dims);
+    ``in_shardings``: the batched inputs' shardings in types (Explicit mesh axes), if any."""
     per_jaxpr = _batched_jaxprs.setdefault(closed, {})
-    key = (axis_data, tuple(in_dims))
+    shs = tuple(in_shardings) if in_shardings is not None else None
+    key = (axis_data, tuple(in_dims), shs)
     hit = per_jaxpr.get(key)
     if hit is not None:
         return hit
@@ -274,7 +279,7 @@ def batch_jaxpr(
         box.append(dims)
         return vals
 
-    batched = pe.trace_to_jaxpr(f, in_avals)
+    batched = pe.trace_to_jaxpr(f, in_avals, None, shs)
     out = (batched, box[0])
     if len(per_jaxpr) < 64:
         per_jaxpr[key] = out

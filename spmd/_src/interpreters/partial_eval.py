@@ -105,7 +105,8 @@ class JaxprTrace(core.Trace):
                 return Literal(np.asarray(val, dtype=aval.dtype), aval, text)
         v = self.const_ids.get(id(x))
         if v is None:
-            v = Var(core.get_aval(x))
+            # A placed array (or enclosing tracer) keeps its sharding in type (Explicit axes).
+            v = Var(core.get_aval(x), sharding=sharding_rules.type_sharding(x))
             self.const_ids[id(x)] = v
             self.constvars.append(v)
             self.constvals.append(x)

@@ -535,7 +535,8 @@ def propagate_jaxpr(
 
 
 def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> dict:
-    env: dict[int, Any] = {}
+    # A constant (a placed array a body closes over) has its sharding in its type, if any.
+    env: dict[int, Any] = {id(v): v.sharding for v in jaxpr.constvars if v.sharding is not None}
     for v, s in zip(jaxpr.invars, in_shardings):
         env[id(v)] = pinned.get(id(v), s)
 
@@ -584,17 +585,34 @@ def explicit_types(eqn: core.JaxprEqn, ins: list) -> list:
 
 def type_sharding(x: Any) -> Any:
     """The sharding in ``x``'s type (Explicit mesh axes; None otherwise): an Array's own, a
-    traced value's, or, under a derivative, that of the primal value it carries."""
+    traced value's, or, under a derivative, that of the primal value it carries; under vmap,
+    the batched value's without the mapped dimension."""
+    mapped: list[tuple[int, int]] = []  # (batch dim, ndim of the batched value), inner first
     while True:
         var = getattr(x, "_var", None)
         if var is not None:
-            return var.sharding
+            return _unmapped(var.sharding, mapped)
         if hasattr(x, "_sharding"):
-            return explicit_or_none(x._sharding)
+            return _unmapped(explicit_or_none(x._sharding), mapped)
+        if hasattr(x, "batch_dim") and hasattr(x, "val"):  # a vmap tracer
+            if x.batch_dim is not None:
+                mapped.append((x.batch_dim, core.get_aval(x.val).ndim))
+            x = x.val
+            continue
         primal = getattr(x, "primal", None)
         if primal is None or primal is x:
             return None
         x = primal
+
+
+def _unmapped(s: Any, mapped: list[tuple[int, int]]) -> Any:
+    for d, ndim in reversed(mapped):  # the outermost map's dimension goes first
+        if s is None:
+            return None
+        spec = list(s.spec._normalized(ndim))
+        del spec[d]
+        s = s.with_spec(P(*spec))
+    return s
 
 
 def explicit_or_none(s: Any) -> Any:
