@@ -92,7 +92,7 @@ class custom_vmap:
             out_box.append(out_tree)
             return out_leaves
 
-        call, consts = _trace_closed(flat_fun, in_avals, name)
+        call, consts = _trace_closed(flat_fun, in_avals, name, leaves)
         out_tree = out_box[0]
         rule = _UserRule(self.vmap_rule, name, args_tree, out_tree, consts)
         outs = custom_vmap_call_p.bind(

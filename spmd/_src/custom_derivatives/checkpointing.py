@@ -25,6 +25,7 @@ from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_elem
+from spmd._src.lax.control_flow.common import typed, types_of
 
 # ---------------------------------------------------------------------------------------------
 # checkpoint / remat
@@ -126,7 +127,7 @@ def checkpoint(
             out_box.append(out_tree)
             return out_leaves
 
-        jaxpr, consts = _trace_closed(flat_fun, in_avals, name)
+        jaxpr, consts = _trace_closed(flat_fun, in_avals, name, leaves)
         outs = remat_p.bind(
             *consts,
             *leaves,
@@ -167,7 +168,7 @@ def _remat_compile(*, jaxpr: ClosedJaxpr, **_):
 
 
 def _remat_batch(axis_data, vals, dims, *, jaxpr, **params):
-    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims, types_of(vals))
     batched, consts = _hoist_consts(batched)
     outs = remat_p.bind(*consts, *vals, jaxpr=batched, **params)
     return outs, out_dims
@@ -179,7 +180,8 @@ def _remat_jvp(primals, tangents, *, jaxpr, **params):
     nz = [type(t) is not Zero for t in tangents]
     n = len(primals)
     p_avals = [core.get_aval(p) for p in primals]
-    t_avals = [core.get_aval(t) for t in tangents if type(t) is not Zero]
+    t_nz = [t for t in tangents if type(t) is not Zero]
+    t_avals = [core.get_aval(t) for t in t_nz]
     zero_out: list = []
 
     def jvp_fun(*args):
@@ -191,7 +193,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, **params):
         zero_out.extend(type(t) is Zero for t in to)
         return list(po) + [t for t in to if type(t) is not Zero]
 
-    jvp_jaxpr, consts = _trace_closed(jvp_fun, p_avals + t_avals, "checkpoint")
+    jvp_jaxpr, consts = _trace_closed(jvp_fun, p_avals + t_avals, "checkpoint", [*primals, *t_nz])
     outs = remat_p.bind(
         *consts, *primals, *[t for t in tangents if type(t) is not Zero], jaxpr=jvp_jaxpr, **params
     )
@@ -274,7 +276,7 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
     kj_kept = pe.dce_jaxpr(Jaxpr([], kj.invars, kj.outvars[:n_kout] + saved, kj.eqns))
     known_in_atoms = [a for a, u in zip(eqn.invars, unknowns) if not u]
     known_out_vars = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
-    saved_vars = [Var(v.aval) for v in saved]
+    saved_vars = [Var(v.aval, sharding=v.sharding) for v in saved]
     known_eqns = _inline_eqns(kj_kept, known_in_atoms, known_out_vars + saved_vars)
 
     unknown_out_vars = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
@@ -291,8 +293,14 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
     unk_in_avals = [a for a, u in zip(closed.in_avals, unknowns) if u]
     # Constants made while retracing come from rules, so they are concrete: they stay in the
     # closed jaxpr (the remat2 rules accept consts).
-    u_closed = pe.trace_to_jaxpr(unknown_fun, rec_jaxpr.in_avals + unk_in_avals)
     unk_in_atoms = [a for a, u in zip(eqn.invars, unknowns) if u]
+    # Traced with the types of the values it is called with (Explicit mesh axes).
+    u_types = [v.sharding for v in rec_jaxpr.invars] + [
+        a.sharding if type(a) is Var else None for a in unk_in_atoms
+    ]
+    u_closed = pe.trace_to_jaxpr(
+        unknown_fun, rec_jaxpr.in_avals + unk_in_avals, None, typed(u_types)
+    )
     # Inputs the tangent part does not read are not kept for the backward pass.
     uj = pe.dce_jaxpr(u_closed.jaxpr)
     used = {id(a) for e in uj.eqns for a in e.invars} | {id(a) for a in uj.outvars}
@@ -329,7 +337,8 @@ def _remat_transpose(cts, *args, jaxpr, **params):
         return [ad.instantiate(o) for o in outs]
 
     t_avals = [core.get_aval(r) for r in res_vals] + [a for a, z in zip(ct_avals, ct_zero) if not z]
-    t_closed, consts = _trace_closed(transposed, t_avals, "checkpoint")
+    like = list(res_vals) + [c for c in cts if type(c) is not Zero]
+    t_closed, consts = _trace_closed(transposed, t_avals, "checkpoint", like)
     outs = remat_p.bind(
         *consts,
         *res_vals,

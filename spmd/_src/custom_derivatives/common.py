@@ -20,6 +20,7 @@ from spmd._src.interpreters import ad, batching
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import rules as lax_rules
+from spmd._src.lax.control_flow.common import types_of
 
 # ---------------------------------------------------------------------------------------------
 # Shared helpers
@@ -249,12 +250,17 @@ def _check_operands(args: tuple, nondiff_argnums: tuple[int, ...], name: str, wh
                 _arg_aval(leaf, f"{what} function {name}")
 
 
-def _trace_closed(flat_fun: Callable, in_avals: Sequence[ShapedArray], name: str):
+def _trace_closed(
+    flat_fun: Callable, in_avals: Sequence[ShapedArray], name: str, like: Sequence[Any] = ()
+):
     """Trace ``flat_fun`` to a jaxpr with no consts: closed-over values become leading invars.
+    ``like``: the values the arguments stand for; the arguments take their shardings in types
+    (Explicit mesh axes), as JAX traces such bodies with their operands' types.
 
     Returns ``(closed_jaxpr, consts)``; call the jaxpr with ``*consts, *args``.
     """
-    closed = pe.trace_to_jaxpr(flat_fun, in_avals, pe.DebugInfo("custom derivative", name, None))
+    debug = pe.DebugInfo("custom derivative", name, None)
+    closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug, types_of(like) if like else None)
     return _hoist_consts(closed)
 
 
@@ -294,7 +300,7 @@ def _call_with_consts(
         box.append([o is None for o in outs])
         return [o for o in outs if o is not None]
 
-    closed = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in inputs])
+    closed = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in inputs], None, types_of(inputs))
     where = {id(o): i for i, o in enumerate(orig)}
     consts = [new[where[id(c)]] if id(c) in where else c for c in closed.consts]
     outs = iter(core.eval_jaxpr(closed.jaxpr, consts, *inputs))
@@ -311,10 +317,14 @@ def _batched_aval(aval: ShapedArray, size: int) -> ShapedArray:
     return ShapedArray((size, *aval.shape), aval.dtype, aval.weak_type)
 
 
-def _batch_jaxpr_out0(closed: ClosedJaxpr, axis_data, in_dims) -> tuple[ClosedJaxpr, list]:
+def _batch_jaxpr_out0(
+    closed: ClosedJaxpr, axis_data, in_dims, vals: Sequence[Any] = ()
+) -> tuple[ClosedJaxpr, list]:
     """``closed`` batched along ``in_dims`` with every output batched at dimension 0 (the
-    batched user rules are made to agree with that); consts hoisted to leading invars."""
-    batched, out_dims = batching.batch_jaxpr(closed, axis_data, in_dims)
+    batched user rules are made to agree with that); consts hoisted to leading invars. The
+    batched operands ``vals`` give its inputs their shardings in types."""
+    shardings = types_of(vals) if vals else None
+    batched, out_dims = batching.batch_jaxpr(closed, axis_data, in_dims, shardings)
     if any(d != 0 for d in out_dims):
         size = axis_data.size
 
@@ -322,7 +332,7 @@ def _batch_jaxpr_out0(closed: ClosedJaxpr, axis_data, in_dims) -> tuple[ClosedJa
             outs = core.eval_jaxpr(batched.jaxpr, batched.consts, *args)
             return [lax_rules.bdim_to(o, d, 0, size) for o, d in zip(outs, out_dims)]
 
-        batched = pe.trace_to_jaxpr(forced, batched.in_avals)
+        batched = pe.trace_to_jaxpr(forced, batched.in_avals, None, shardings)
     return _hoist_consts(batched)
 
 
@@ -387,6 +397,6 @@ def _trace_primal(fun: Callable, args: tuple, nondiff_argnums: tuple, name: str,
         out_box.append(out_tree)
         return out_leaves
 
-    p.jaxpr, p.consts = _trace_closed(flat_fun, p.in_avals, name)
+    p.jaxpr, p.consts = _trace_closed(flat_fun, p.in_avals, name, p.leaves)
     p.out_tree = out_box[0]
     return p

@@ -292,7 +292,7 @@ custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
 
 
 def _custom_jvp_call_batch(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts, **params):
-    batched, new_consts = _batch_jaxpr_out0(call_jaxpr, axis_data, dims)
+    batched, new_consts = _batch_jaxpr_out0(call_jaxpr, axis_data, dims, vals)
     rule = _BatchedJVP(jvp, axis_data, len(new_consts), dims[:num_consts], dims[num_consts:])
     outs = custom_jvp_call_p.bind(
         *new_consts,

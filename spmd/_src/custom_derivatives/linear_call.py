@@ -34,6 +34,7 @@ from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import rules as lax_rules
+from spmd._src.lax.control_flow.common import typed, types_of
 
 
 class _TransposeThunk:
@@ -64,9 +65,10 @@ def _operand(x: Any) -> Any:
     return _as_operand(x)
 
 
-def _trace_flat(fun: Callable, trees: tuple, avals: list, traced_for: str):
-    """``fun(*trees rebuilt from flat leaves)`` traced at ``avals``: the closed jaxpr (the
-    values it closes over hoisted to leading invars), those values and the output treedef."""
+def _trace_flat(fun: Callable, trees: tuple, avals: list, traced_for: str, shardings=None):
+    """``fun(*trees rebuilt from flat leaves)`` traced at ``avals`` (and ``shardings``, their
+    shardings in types, if any): the closed jaxpr (the values it closes over hoisted to leading
+    invars), those values and the output treedef."""
     box: dict = {}
 
     def flat_fun(*flat):
@@ -78,7 +80,7 @@ def _trace_flat(fun: Callable, trees: tuple, avals: list, traced_for: str):
         return [_as_operand(o) for o in out_leaves]
 
     debug = pe.DebugInfo(traced_for, _fun_name(fun), None)
-    closed, consts = _hoist_consts(pe.trace_to_jaxpr(flat_fun, avals, debug))
+    closed, consts = _hoist_consts(pe.trace_to_jaxpr(flat_fun, avals, debug, shardings))
     return closed, consts, box["out_tree"]
 
 
@@ -97,7 +99,11 @@ def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any, line
     res_avals = [core.get_aval(x) for x in res_ops]
     lin_avals = [core.get_aval(x) for x in lin_ops]
     callee, f_consts, out_tree = _trace_flat(
-        fun, (res_tree, lin_tree), res_avals + lin_avals, "linear_call fun"
+        fun,
+        (res_tree, lin_tree),
+        res_avals + lin_avals,
+        "linear_call fun",
+        types_of(res_ops + lin_ops),
     )
 
     def make_transpose():
@@ -106,6 +112,10 @@ def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any, line
             (res_tree, out_tree),
             res_avals + list(callee.out_avals),
             "linear_call fun_transpose",
+            typed(
+                [sharding_rules.type_sharding(r) for r in res_ops]
+                + [getattr(v, "sharding", None) for v in callee.jaxpr.outvars]
+            ),
         )
         if t_out_tree != lin_tree:
             raise TypeError(
@@ -147,7 +157,7 @@ def _linear_call_batch(
     n, size = num_callee_consts + num_res, axis_data.size
     lin = [lax_rules.bdim_to(v, d, 0, size) for v, d in zip(vals[n:], dims[n:])]
     in_dims = list(dims[:n]) + [0] * len(lin)
-    batched, new_consts = _batch_jaxpr_out0(callee, axis_data, in_dims)
+    batched, new_consts = _batch_jaxpr_out0(callee, axis_data, in_dims, [*vals[:n], *lin])
     res_dims = list(dims[num_callee_consts:n])
     n_out = len(callee.out_avals)
 

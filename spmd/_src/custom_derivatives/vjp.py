@@ -139,6 +139,7 @@ class custom_vjp:
             p.in_avals,
             p.out_tree,
             p.consts,
+            [sharding_rules.type_sharding(x) for x in p.leaves],
         )
         consts, leaves, call_jaxpr, out_tree = p.consts, p.leaves, p.jaxpr, p.out_tree
         outs = custom_vjp_call_p.bind(
@@ -172,11 +173,15 @@ class _FwdRule:
     where ``bwd(residuals, cts) -> arg cts (None for zero)`` is the user's bwd for this call.
     The residuals start with ``consts`` (the bwd may close over them too)."""
 
-    def __init__(self, cv, fun_name, n, nums, by_pos, nondiff, in_tree, in_avals, out_tree, cc):
+    def __init__(
+        self, cv, fun_name, n, nums, by_pos, nondiff, in_tree, in_avals, out_tree, cc, in_types
+    ):
         self.cv, self.fun_name = cv, fun_name
         self.n, self.nums, self.by_pos, self.nondiff = n, nums, by_pos, list(nondiff)
         self.in_tree, self.in_avals, self.out_tree = in_tree, list(in_avals), out_tree
         self.closure_consts = list(cc)
+        # The arguments' shardings in types (Explicit mesh axes; None where untyped).
+        self.in_types = list(in_types)
 
     def __repr__(self) -> str:
         return _fun_name(self.cv.fwd)
@@ -264,7 +269,7 @@ class _BwdRule:
             r = tu.tree_unflatten(self.res_tree, list(xs[:n_res]))
             cs = [c if z else next(it) for c, z in zip(cts, sym)]
             ct = tu.tree_unflatten(fr.out_tree, cs)
-            return _check_bwd_output(bwd(*fr.nondiff, r, ct), fr.in_tree, fr.in_avals)
+            return _check_bwd_output(bwd(*fr.nondiff, r, ct), fr.in_tree, fr.in_avals, fr.in_types)
 
         inputs = list(res[nc:]) + [c for c, z in zip(cts, sym) if not z]
         return _call_with_consts(thunk, inputs, fr.closure_consts, list(res[:nc]))
@@ -279,7 +284,9 @@ class _Pair:
         self.ct, self.sub = ct, sub
 
 
-def _check_bwd_output(out: Any, in_tree, in_avals: Sequence[ShapedArray]) -> list[Any]:
+def _check_bwd_output(
+    out: Any, in_tree, in_avals: Sequence[ShapedArray], in_types: Sequence[Any]
+) -> list[Any]:
     children = tu.treedef_children(in_tree)
     if isinstance(out, list) and len(out) == len(children):
         out = tuple(out)
@@ -314,7 +321,7 @@ def _check_bwd_output(out: Any, in_tree, in_avals: Sequence[ShapedArray]) -> lis
             flat.extend([pair.ct] * len(tu.tree_leaves(pair.sub)))
     paths = [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(in_tree.unflatten(in_avals))[0]]
     result = []
-    for ct, aval, path in zip(flat, in_avals, paths):
+    for ct, aval, path, in_type in zip(flat, in_avals, paths, in_types):
         want = ad.tangent_aval(aval)
         if ct is None or isinstance(ct, SymbolicZero) or want.dtype == dtypes.float0:
             result.append(None)
@@ -327,10 +334,29 @@ def _check_bwd_output(out: Any, in_tree, in_avals: Sequence[ShapedArray]) -> lis
                 f"output of type {got.str_short(False)} corresponding to an input of type "
                 f"{aval.str_short(False)}, so the shapes do not match"
             )
+        _check_ct_type(ct, got, aval, in_type, path)
         # As in JAX, the cotangent keeps the dtype the bwd rule gave it (canonicalized; a
         # Python scalar is weakly typed): it is not cast to the input's tangent dtype.
         result.append(_to_value(ct))
     return result
+
+
+def _check_ct_type(ct: Any, got: ShapedArray, aval: ShapedArray, in_type: Any, path: str):
+    """JAX's check that a cotangent has its input's sharding in type (Explicit mesh axes). An
+    untyped cotangent is not refused: spmd's transposes do not all type their results yet."""
+    ct_type = sharding_rules.type_sharding(ct)
+    if ct_type is None:
+        return
+    n = len(aval.shape)
+    got_spec = tuple(ct_type.spec._normalized(n))
+    want_spec = tuple(in_type.spec._normalized(n)) if in_type is not None else (None,) * n
+    if got_spec != want_spec:
+        raise ValueError(
+            "Custom VJP bwd rule must produce an output with the same type as the args tuple "
+            f"of the primal function, but at output{path} the bwd rule produced an output of "
+            f"type {sharding_rules.type_str(got, got_spec, short=False)} corresponding to an "
+            f"input of type {sharding_rules.type_str(aval, want_spec, short=False)}"
+        )
 
 
 class _BatchedFwd:
@@ -415,7 +441,7 @@ custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
 
 
 def _custom_vjp_call_batch(axis_data, vals, dims, *, call_jaxpr, fwd, num_consts, **params):
-    batched, new_consts = _batch_jaxpr_out0(call_jaxpr, axis_data, dims)
+    batched, new_consts = _batch_jaxpr_out0(call_jaxpr, axis_data, dims, vals)
     outs = custom_vjp_call_p.bind(
         *new_consts,
         *vals,
@@ -436,12 +462,14 @@ def _custom_vjp_call_jvp(
     consts, args = list(primals[:num_consts]), list(primals[num_consts:])
     outs, res, bwd_flat = fwd(consts, args, [not z for z in in_zeros])
     out_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in outs)
+    out_types = tuple(sharding_rules.type_sharding(o) for o in outs)
     t_out = custom_lin_p.bind(
         *res,
         *[t for t in args_t if type(t) is not Zero],
         num_res=len(res),
         bwd=bwd_flat,
         out_avals=out_avals,
+        out_types=out_types,
         in_zeros=in_zeros,
         symbolic_zeros=symbolic_zeros,
     )
@@ -488,7 +516,7 @@ def _custom_lin_jvp(primals, tangents, primal_out, **params):
     raise TypeError(_NO_JVP)
 
 
-def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, in_zeros, symbolic_zeros):
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, out_types, in_zeros, symbolic_zeros):
     # Residuals written inline as literals come back as NumPy values: the user's bwd gets
     # arrays, as from fwd.
     res = [_to_value(r) for r in args[:num_res]]
@@ -496,6 +524,8 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, in_zeros, symboli
         cts = [SymbolicZero(c.aval) if type(c) is Zero else c for c in cts]
     else:
         cts = [ad.instantiate(c) for c in cts]
+    # The bwd rule gets cotangents of its outputs' types, as in JAX.
+    cts = [c if isinstance(c, SymbolicZero) else ad.as_type(c, t) for c, t in zip(cts, out_types)]
     cts_in = bwd(res, cts)
     lin = [ct for ct, z in zip(cts_in, in_zeros) if not z]
     return [None] * num_res + lin
