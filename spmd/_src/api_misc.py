@@ -26,14 +26,13 @@ from spmd._src.config import config
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
-    """``fun`` with a name for its operations (a no-op here; JAX's jaxprs do not show it)."""
+    """``fun`` with a name for its operations (a no-op here; JAX's jaxprs do not show it, and
+    the function keeps its own ``__name__``, which a ``jit`` of it prints, as in JAX)."""
 
     @functools.wraps(fun)
     def named(*args: Any, **kwargs: Any) -> Any:
         return fun(*args, **kwargs)
 
-    if name is not None:
-        named.__name__ = name
     return named
 
 

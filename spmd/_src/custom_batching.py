@@ -44,6 +44,7 @@ from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import rules as lax_rules
+from spmd._src.lax.control_flow.common import types_of
 from spmd._src.lax.control_flow.scan import scan
 
 
@@ -287,7 +288,8 @@ def _jvp(primals, tangents, *, call, rule, in_tree, out_tree):
         po, to = ad.jvp_flat(lambda *ys: core.eval_jaxpr(call.jaxpr, call.consts, *ys), xs[:n], ts)
         return list(po) + [ad.instantiate(t) for t, k in zip(to, out_keep) if k]
 
-    jaxpr = pe.trace_to_jaxpr(jvp_call, p_avals + [core.get_aval(t) for t in t_in])
+    types = types_of([*primals, *t_in])  # shardings in types (Explicit mesh axes)
+    jaxpr = pe.trace_to_jaxpr(jvp_call, p_avals + [core.get_aval(t) for t in t_in], None, types)
     outs = custom_vmap_call_p.bind(
         *primals,
         *t_in,

@@ -265,6 +265,21 @@ def _named_call(ns):
     return ns.jax.named_call(_remat_body(ns), name="body")
 
 
+def _named_call_jit(ns):
+    return ns.jax.jit(ns.jax.named_call(_remat_body(ns), name="body"))
+
+
+def _custom_vmap_jvp(ns):
+    # No closed-over value: its zero tangent would print as an untyped broadcast in spmd.
+    @ns.jax.custom_batching.custom_vmap
+    def cv(x, y):
+        ns.T("cv.x", x)
+        return ns.jnp.sin(x) * y
+
+    cv.def_vmap(lambda axis_size, in_batched, x, y: (x * y, in_batched[0]))
+    return lambda a, b: ns.jax.jvp(cv, (a, b), (a, b))
+
+
 def _linear_call(ns):
     def fun(r, x):
         ns.T("fun.r", r)
@@ -313,6 +328,8 @@ CASES = {
     "custom_vmap": (_custom_vmap, [("x", None)], False),
     "custom_vmap_vmap": (_custom_vmap_vmap, [("x", None)], False),
     "named_call": (_named_call, [("x", None)], False),
+    "named_call_jit": (_named_call_jit, [("x", None)], False),
+    "custom_vmap_jvp": (_custom_vmap_jvp, [("x", None), (None, "y")], False),
     "linear_call": (_linear_call, [("x", None)], False),
     "linear_call_grad": (_linear_call_grad, [(None, "y")], True),
 }
