@@ -1,8 +1,8 @@
 """Sharding in types (Explicit mesh axes) inside custom_jvp / custom_vjp functions (primal
-body, jvp rule, fwd and bwd), checkpoint, custom_vmap, named_call and linear_call, against JAX
-0.10 on the programs of tests/golden_gen/sharding_in_types_custom_gen.py: ``typeof`` inside
-the bodies, the types of their inner jaxprs and results, and the ShardingTypeErrors raised in
-them."""
+body, jvp rule, fwd and bwd), custom_gradient, closure_convert, checkpoint, custom_vmap,
+named_call and linear_call, against JAX 0.10 on the programs of
+tests/golden_gen/sharding_in_types_custom_gen.py: ``typeof`` inside the bodies, the types of
+their inner jaxprs and results, and the errors raised in them."""
 
 from __future__ import annotations
 

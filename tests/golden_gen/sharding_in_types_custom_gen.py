@@ -1,9 +1,9 @@
 """Record JAX 0.10's sharding in types (Explicit mesh axes) inside the bodies of custom_jvp and
-custom_vjp functions (the primal function, the jvp rule, fwd and bwd), checkpoint, custom_vmap,
-named_call and linear_call: what ``jax.typeof`` says there, the types ``make_jaxpr`` prints in
-their equations' inner jaxprs, the types of their results, and the errors ambiguous shardings
-raise inside them (ShardingTypeError; ValueError for a bwd cotangent typed otherwise than its
-input).
+custom_vjp functions (the primal function, the jvp rule, fwd and bwd), custom_gradient,
+closure_convert, checkpoint, custom_vmap, named_call and linear_call: what ``jax.typeof`` says
+there, the types ``make_jaxpr`` prints in their equations' inner jaxprs, the types of their
+results, and the errors ambiguous shardings raise inside them (ShardingTypeError; ValueError
+for a bwd cotangent typed otherwise than its input).
 
 Run with the JAX oracle (8 host devices). As in sharding_in_types_gen.py, the programs are
 functions of a namespace ``ns`` (``jax``, ``jnp``, ``P``, the Explicit 2x4 ``mesh``,
@@ -280,6 +280,37 @@ def _custom_vmap_jvp(ns):
     return lambda a, b: ns.jax.jvp(cv, (a, b), (a, b))
 
 
+def _custom_gradient_fun(ns):
+    @ns.jax.custom_gradient
+    def f(x):
+        ns.T("cg.x", x)
+
+        def vjp_fn(g):
+            ns.T("cg.g", g)
+            return g * ns.jnp.cos(x) * ns.b
+
+        return ns.jnp.sin(x), vjp_fn
+
+    return f
+
+
+def _custom_gradient(ns):
+    return _custom_gradient_fun(ns)
+
+
+def _custom_gradient_grad(ns):
+    f = _custom_gradient_fun(ns)
+    return ns.jax.grad(lambda a: (f(a) * a).sum())
+
+
+def _closure_convert(ns):
+    def f(a):
+        g, consts = ns.jax.closure_convert(lambda y: (ns.T("cc.y", y), y * ns.b * a)[1], a)
+        return g(a, *consts)
+
+    return f
+
+
 def _linear_call(ns):
     def fun(r, x):
         ns.T("fun.r", r)
@@ -330,6 +361,9 @@ CASES = {
     "named_call": (_named_call, [("x", None)], False),
     "named_call_jit": (_named_call_jit, [("x", None)], False),
     "custom_vmap_jvp": (_custom_vmap_jvp, [("x", None), (None, "y")], False),
+    "custom_gradient": (_custom_gradient, [("x", None)], False),
+    "custom_gradient_grad": (_custom_gradient_grad, [("x", "y")], True),
+    "closure_convert": (_closure_convert, [("x", None)], False),
     "linear_call": (_linear_call, [("x", None)], False),
     "linear_call_grad": (_linear_call_grad, [(None, "y")], True),
 }

@@ -26,6 +26,7 @@ from spmd._src import tree_util as tu
 from spmd._src.custom_derivatives.vjp import custom_vjp
 from spmd._src.interpreters import ad
 from spmd._src.interpreters import partial_eval as pe
+from spmd._src.lax.control_flow.common import types_of
 
 
 class _VjpResiduals:
@@ -65,7 +66,8 @@ def custom_gradient(fun: Callable) -> custom_vjp:
             out_leaves, box["out_tree"] = tu.tree_flatten(vjp_fn(tu.tree_unflatten(ct_tree, cts)))
             return out_leaves
 
-        closed = pe.trace_to_jaxpr(flat_vjp, avals)
+        # The cotangents have the value's shardings in types (Explicit mesh axes), as in JAX.
+        closed = pe.trace_to_jaxpr(flat_vjp, avals, None, types_of(leaves))
         return value, _VjpResiduals(closed.jaxpr, ct_tree, box["out_tree"], list(closed.consts))
 
     def bwd(res, ct):
@@ -103,7 +105,8 @@ def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list[A
         out_leaves, box["out_tree"] = tu.tree_flatten(fun(*tu.tree_unflatten(in_tree, flat)))
         return out_leaves
 
-    closed = pe.trace_to_jaxpr(flat_fun, [_example_aval(x) for x in leaves])
+    avals = [_example_aval(x) for x in leaves]
+    closed = pe.trace_to_jaxpr(flat_fun, avals, None, types_of(leaves))
     out_tree = box["out_tree"]
     hoist = [_may_be_perturbed(c) for c in closed.consts]
     hoisted = [c for c, h in zip(closed.consts, hoist) if h]
