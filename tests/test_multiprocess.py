@@ -48,13 +48,13 @@ def test_runs_over_processes_give_one_process_bits():
     one = lines(run_job(1, 8, program, "--partition"))
     two = lines(run_job(2, 4, program))
     four = lines(run_job(4, 2, program))
-    assert len(one) == 21
+    assert len(one) == 36
     assert two == one
     assert four == one
     # shard_map, placement and eager elementwise work do not depend on the partition mode: the
     # default one-process run (the batched body over all devices) gives the same bits too.
     default = dict(ln.split(" ", 1) for ln in lines(run_job(1, 8, program)))
-    same = ("put_", "shard_map_", "while", "eager_")
+    same = ("put_", "shard_map_", "while", "eager_", "pmap_")
     for ln in two:
         name, rest = ln.split(" ", 1)
         if name.startswith(same):

@@ -252,11 +252,7 @@ class _PublicArrayType(type):
     spmd's own code tests for the concrete class, ``spmd._src.array.Array``."""
 
     def __instancecheck__(cls, x: Any) -> bool:
-        return (
-            isinstance(x, (Array, core.Tracer))
-            or key_arrays.is_key_array(x)
-            or getattr(type(x), "_spans_processes", False)
-        )
+        return isinstance(x, (Array, core.Tracer)) or key_arrays.is_key_array(x)
 
     def __subclasscheck__(cls, c: Any) -> bool:
         # Tracer classes are not subclasses, as in JAX (whose typing.ArrayLike relies on it).

@@ -24,18 +24,21 @@ from spmd._src.array import Array, Shard, array_repr
 __all__ = ["GlobalArray"]
 
 
-class GlobalArray:
+class GlobalArray(Array):
     """An array whose shards live on the devices of several processes; this process holds
-    the blocks of its own devices (``_blocks``: device -> NumPy block; replicas share one)."""
+    the blocks of its own devices (``_blocks``: device -> NumPy block; replicas share one).
 
-    __slots__ = ("aval", "_sharding", "_blocks", "__weakref__")
-    __array_priority__ = 100
-    # ``isinstance(x, spmd.Array)`` holds (array.py cannot import this module: it sits below).
-    _spans_processes = True
+    A subclass of ``Array`` so that code asking ``isinstance(x, Array)`` takes the array
+    branch; it never has ``_value`` (reading it raises AttributeError, never a wrong value),
+    and the exact-type fast paths (``type(x) is Array``) pass it by."""
+
+    __slots__ = ("aval", "_blocks")
 
     def __init__(self, aval: core.ShapedArray, sharding: shd.Sharding, blocks: dict) -> None:
         self.aval = aval
         self._sharding = sharding
+        self._committed = True
+        self._device = None
         self._blocks = blocks
 
     # -- type ----------------------------------------------------------------------------
@@ -47,7 +50,6 @@ class GlobalArray:
     itemsize = property(lambda self: self.aval.dtype.itemsize)
     nbytes = property(lambda self: self.size * self.aval.dtype.itemsize)
     sharding = property(lambda self: self._sharding)
-    committed = True
     is_fully_addressable = False
 
     @property
@@ -138,6 +140,38 @@ class GlobalArray:
 
     def __float__(self) -> float:
         return float(self._value_or_raise())
+
+    def __complex__(self) -> complex:
+        return complex(self._value_or_raise())
+
+    def __index__(self) -> int:
+        import operator
+
+        return operator.index(self._value_or_raise()[()])
+
+    def __iter__(self):
+        raise TypeError(
+            "iterating over an Array spread over several processes would fetch values this "
+            "process does not hold; index it (x[i]) or gather it first"
+        )
+
+    def __reduce__(self):
+        self._value_or_raise()
+        return (Array, (self.local_value(), self.weak_type))
+
+    def __copy__(self) -> GlobalArray:
+        return GlobalArray(self.aval, self._sharding, self._blocks)
+
+    def __deepcopy__(self, memo) -> GlobalArray:
+        return GlobalArray(
+            self.aval, self._sharding, {d: b.copy() for d, b in self._blocks.items()}
+        )
+
+    def copy(self) -> GlobalArray:
+        return self.__deepcopy__({})
+
+    def __format__(self, spec: str) -> str:
+        return format(self._value_or_raise(), spec) if spec else str(self)
 
     def item(self, *args):
         return self._value_or_raise().item(*args)

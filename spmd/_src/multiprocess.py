@@ -35,6 +35,7 @@ from spmd._src.sharding import NamedSharding, P, Sharding, check_divisible
 __all__ = [
     "call_jit",
     "gather_global",
+    "local_part",
     "make_from_callback",
     "make_from_process_local_data",
     "put",
@@ -149,9 +150,29 @@ def make_from_process_local_data(
         )
 
     def cb(idx):
-        return data[tuple(slice(s.start - a, s.stop - a) for s, a in zip(idx, lo))]
+        return data[
+            tuple(
+                slice(s.indices(n)[0] - a, s.indices(n)[1] - a)
+                for s, n, a in zip(idx, shape, lo)
+            )
+        ]
 
     return make_from_callback(shape, sharding, cb, data.dtype)
+
+
+def local_part(x: Any) -> Any:
+    """This process's part of ``x``: the box its devices' shards span (the whole value when
+    they cover it), as an Array on those devices."""
+    if type(x) is not GlobalArray:
+        return x
+    imap = x._sharding.addressable_devices_indices_map(x.shape)
+    lo = [min(idx[d].indices(n)[0] for idx in imap.values()) for d, n in enumerate(x.shape)]
+    hi = [max(idx[d].indices(n)[1] for idx in imap.values()) for d, n in enumerate(x.shape)]
+    out = np.empty(tuple(h - low for low, h in zip(lo, hi)), x.dtype)
+    for d, idx in imap.items():
+        out[tuple(slice(s.indices(n)[0] - a, s.indices(n)[1] - a)
+                  for s, n, a in zip(idx, x.shape, lo))] = x._blocks[d]  # fmt: skip
+    return Array(out, x.weak_type)
 
 
 def gather_global(x: GlobalArray) -> np.ndarray:

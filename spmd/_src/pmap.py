@@ -6,6 +6,10 @@ put back on the way out -- as current JAX implements it. Results are Arrays shar
 devices. Nested pmaps, ``jit(pmap)``, ``pmap(jit)``, ``pmap(vmap)`` and ``vmap(pmap)`` follow
 from shard_map's rules.
 
+In a job of several processes (``spmd run -n N``), pmap maps over every device of every process,
+as JAX's does: each process passes and gets back its own part (the mapped axis as long as its
+number of devices), and the collectives inside span all processes.
+
 >>> spmd.pmap(lambda x: x * 2)(jnp.arange(4.0))
 Array([0., 2., 4., 6.], dtype=float32)
 """
@@ -238,6 +242,9 @@ def pmap(
         leaves, axes, descs, treedef = _flat_axes(dyn_axes, dyn, names, describe)
         # Only shapes are read up to here: errors come before any work on the data.
         n = _mapped_size(leaves, axes, descs, axis_size)
+        if devices is None and eager and dev.process_count() > 1:
+            plan_args = (fun, name, leaves, axes, descs, treedef, statics, n_args, out_axes)
+            return _over_processes(fun_name, n, cache, *plan_args)
         devs = list(devices) if devices is not None else dev.local_devices()
         if devices is not None and len(devs) != n:
             raise ValueError(
@@ -276,6 +283,44 @@ def pmap(
         return tu.tree_unflatten(traced.out_tree, outs)
 
     return pmapped
+
+
+def _over_processes(fun_name, n, cache, fun, name, leaves, axes, *rest) -> Any:
+    """pmap in a job of several processes: this process's part of every mapped argument is
+    placed on its own devices of a mesh over all devices, and the results' parts on its
+    devices are what it gets back."""
+    from spmd._src import multiprocess  # lazy: multiprocess runs partitioned programs
+    from spmd._src.sharding import NamedSharding
+
+    local, every = dev.local_devices(), dev.devices()
+    if n != len(local):
+        raise ValueError(
+            f"pmap({fun_name}) in a job of {dev.process_count()} processes maps over every "
+            f"process's devices: each process passes its own part, as long as its number of "
+            f"devices ({len(local)}), but the mapped axis has size {n}."
+        )
+    mesh = Mesh(np.array(every, dtype=object), (name,))
+    placed = [
+        x
+        if d is None
+        else multiprocess.make_from_process_local_data(
+            NamedSharding(mesh, P(*([None] * d + [name]))), np.asarray(x), None
+        )
+        for x, d in zip(leaves, axes)
+    ]
+    try:
+        key = ("processes", tuple(core.get_aval(x) for x in placed), tuple(axes), *rest[1:])
+        hash(key)
+    except TypeError:
+        key = None
+    plan = cache.get(key) if key is not None else None
+    if plan is None:
+        plan = _plan(fun, name, len(every), every, placed, axes, *rest)
+        if key is not None and not plan[0].consts:
+            cache[key] = plan
+    traced, m, manual, _ = plan
+    outs = _bind(traced, m, manual, False, placed)
+    return tu.tree_unflatten(traced.out_tree, [multiprocess.local_part(o) for o in outs])
 
 
 class _KwCall:

@@ -128,10 +128,32 @@ record("loss", lv)
 record("new_w", new["w"])
 record("new_c", new["c"])
 
-# Eager operations on spread arrays.
+# Eager operations on spread arrays (sums of integers: exact in any grouping).
 record("eager_add", I + 1)
 record("eager_sum", I.sum(axis=1))
 record("eager_mul", A * 2.0)
+record("eager_index", A[3])
+record("eager_slice", A[:, 2:9])
+record("eager_reshape", A.reshape(8, 32))
+record("eager_transpose", A.T)
+record("eager_cumsum", jnp.cumsum(I, axis=1))
+record("eager_sort", jnp.sort(A, axis=0))
+record("eager_argmax", jnp.argmax(I))
+record("eager_concat", jnp.concatenate([A, A * 2], axis=0))
+record("eager_where", jnp.where(A > 0, A, -1.0))
+record("eager_vmap", jax.vmap(lambda r: r[::-1] * 3)(A))
+record("eager_grad", jax.grad(lambda m: (jnp.sin(m) * m).sum())(A))
+
+# pmap: each process passes the rows of its own devices and gets their results back.
+xs = rng.standard_normal((8, 5)).astype(np.float32)
+n_local = jax.local_device_count()
+mine = xs[jax.process_index() * n_local : (jax.process_index() + 1) * n_local]
+pm = jax.pmap(
+    lambda v: (lax.psum(v, "i"), lax.pmax(v * v, "i"), lax.all_gather(v, "i"), lax.axis_index("i")),
+    axis_name="i",
+)(mine)
+for k, o in enumerate(pm):
+    record(f"pmap_{k}", o)
 
 for name, v in results.items():
     digest = hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()[:16]

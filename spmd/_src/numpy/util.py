@@ -19,7 +19,6 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.api import jit
 from spmd._src.array import Array
-from spmd._src.global_array import GlobalArray
 from spmd._src.config import config
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
@@ -58,7 +57,7 @@ def with_out_sharding(name: str, inner: bool = False, like: bool = False):
 
 def is_arraylike(x: Any) -> bool:
     return (
-        isinstance(x, (Array, Tracer, np.ndarray, np.generic, GlobalArray))
+        isinstance(x, (Array, Tracer, np.ndarray, np.generic))
         or (dtypes.is_python_scalar(x))
         or hasattr(x, "__jax_array__")
     )
@@ -76,7 +75,7 @@ def check_arraylike(fun_name: str, *args: Any, emit_warning: bool = False) -> No
 
 def to_array(x: Any) -> Any:
     """An Array or tracer for an array-like (Python scalars become weakly typed)."""
-    if isinstance(x, (Array, Tracer, GlobalArray)):
+    if isinstance(x, (Array, Tracer)):
         return x
     if hasattr(x, "__jax_array__"):
         return to_array(x.__jax_array__())
