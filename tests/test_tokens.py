@@ -45,7 +45,7 @@ def test_objects_match_jax(name):
     # Tokens outside programs, as JAX's: jit gives results that are tokens back as Token objects
     # (not bool Arrays), takes them back as arguments, and eval_shape/typeof/device_put/tree_util
     # treat them as JAX does.
-    ns = types.SimpleNamespace(jax=spmd, lax=lax, jnp=jnp)
+    ns = types.SimpleNamespace(jax=spmd, lax=lax, jnp=jnp, np=np)
     assert OBJECTS_GEN.objects(ns)[name] == OBJECTS[name]
 
 

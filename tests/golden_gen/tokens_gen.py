@@ -33,7 +33,7 @@ def _show(ns, v):
 def objects(ns) -> dict:
     """What tokens are outside programs: made eagerly or returned by jit, passed back into jit,
     waited for, flattened, placed, typed, and eval_shape's view of one (``ns`` holds ``jax``,
-    ``lax`` and ``jnp``). Each entry is text, or the class of the error raised."""
+    ``lax``, ``jnp`` and ``np``). Each entry is text, or the class of the error raised."""
     jax, lax = ns.jax, ns.lax
     t = jax.jit(lambda: lax.create_token())()
     e = lax.create_token()
@@ -64,6 +64,8 @@ def objects(ns) -> dict:
         "typeof": lambda: [repr(jax.typeof(t)), str(jax.typeof(t))],
         "device_put": lambda: [(r := jax.device_put(t)), r is t],
         "add_to_array": lambda: ns.jnp.zeros(2) + t,
+        "np_asarray": lambda: [(a := ns.np.asarray(t)).dtype.name, a.item() is t],
+        "jnp_asarray": lambda: ns.jnp.asarray(t),
         "shape": lambda: t.shape,
     }
     out = {}
@@ -80,12 +82,13 @@ if __name__ == "__main__":
 
     import jax
     import jax.numpy as jnp
+    import numpy as np
     from dot_algorithms_gen import generate
     from jax import lax
 
     generate("cases_tokens", OUT)
     # The objects' records go after the cases, one per line as they are.
-    got = objects(types.SimpleNamespace(jax=jax, lax=lax, jnp=jnp))
+    got = objects(types.SimpleNamespace(jax=jax, lax=lax, jnp=jnp, np=np))
     lines = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(got.items())]
     text = OUT.read_text().rstrip()
     assert text.endswith("}}")

@@ -14,8 +14,6 @@ new ``Token``, as in JAX (inside compiled programs a token's value is a rank-0 b
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from spmd._src import core
@@ -58,9 +56,9 @@ class Token:
     def block_until_ready(self) -> None:
         return None  # nothing to wait for; JAX's returns None too (not the token)
 
-    # NumPy's view of a token (jit's arguments): the placeholder value tokens have in programs.
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.zeros((), np.bool_ if dtype is None else dtype)
+    # No __array__: as JAX's, NumPy sees a token as an object (np.asarray gives an object
+    # array, jnp.asarray refuses it); a token argument of jit passes into the program as that
+    # object array, which no kernel reads.
 
 
 def token_positions(avals) -> tuple[int, ...]:
