@@ -76,6 +76,20 @@ for k, o in enumerate(outs):
     record(f"shard_map_{k}", o)
 
 
+# A product with the weights transposed, 8 rows per device: BLAS computes a device's rows
+# alone with other kernels than a product of all 64 rows folded together (other bits).
+W = rng.standard_normal((128, 128)).astype(np.float32)
+X64 = jax.device_put(
+    rng.standard_normal((64, 128)).astype(np.float32), NamedSharding(mesh1, P("x"))
+)
+record(
+    "shard_map_dot",
+    shard_map(lambda blk, w: blk @ w.T, mesh=mesh1, in_specs=(P("x"), P()), out_specs=P("x"))(
+        X64, W
+    ),
+)
+
+
 # A while loop whose trip count differs across devices, with a collective inside.
 def loop_body(blk):
     n = lax.axis_index("x") + 1

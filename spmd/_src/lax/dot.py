@@ -29,7 +29,7 @@ from spmd._src.lax import dot_algorithms
 from spmd._src.lax.elementwise.conversion import _convert_impl, convert_element_type
 from spmd._src.lax.random_bits import fma32
 from spmd._src.lax.rules import defjvp
-from spmd._src.lax.shape import transpose
+from spmd._src.lax.shape import broadcast_in_dim, transpose
 from spmd._src.lax.sharding import _reshard_sharding
 from spmd._src.util import prod
 
@@ -626,6 +626,17 @@ def _dot_general_vmap(
     # rhs's after lhs's).
     (lhs, rhs), (ld, rd) = vals, dims
     (lc, rc), (lb, rb) = dimension_numbers
+    if getattr(axis_data, "per_device", False) and (ld is None) != (rd is None):
+        # Over devices (shard_map, pmap) the unbatched operand is broadcast (a stride-0 view)
+        # so that the device axis is a batch dimension: one BLAS call per device, on that
+        # device's rows, as a device alone (or another process holding it) computes them.
+        # Folded into one larger product, BLAS may pick other kernels, and other bits.
+        if ld is None:
+            lhs, ld = broadcast_in_dim(lhs, (axis_data.size, *np.shape(lhs)),
+                                       tuple(range(1, np.ndim(lhs) + 1))), 0  # fmt: skip
+        else:
+            rhs, rd = broadcast_in_dim(rhs, (axis_data.size, *np.shape(rhs)),
+                                       tuple(range(1, np.ndim(rhs) + 1))), 0  # fmt: skip
     if ld is not None and rd is not None:
         lc, lb = _shift_past(lc, ld), (ld, *_shift_past(lb, ld))
         rc, rb = _shift_past(rc, rd), (rd, *_shift_past(rb, rd))
