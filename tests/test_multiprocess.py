@@ -48,7 +48,7 @@ def test_runs_over_processes_give_one_process_bits():
     one = lines(run_job(1, 8, program, "--partition"))
     two = lines(run_job(2, 4, program))
     four = lines(run_job(4, 2, program))
-    assert len(one) == 36
+    assert len(one) == 37
     assert two == one
     assert four == one
     # shard_map, placement and eager elementwise work do not depend on the partition mode: the
@@ -59,6 +59,16 @@ def test_runs_over_processes_give_one_process_bits():
         name, rest = ln.split(" ", 1)
         if name.startswith(same):
             assert default[name] == rest, name
+
+
+@needs_mpi
+def test_the_multiprocess_example_trains_to_the_same_bits():
+    example = HERE.parent.parent / "examples" / "multiprocess_training.py"
+    one = lines(run_job(1, 8, example, "--epochs", "1"))
+    two = lines(run_job(2, 4, example, "--epochs", "1"))
+    assert one[0].startswith("1 process(es) x 8 devices") and two[0].startswith("2 process(es)")
+    assert one[1:] == two[1:]
+    assert "parameters' hash" in two[-1]
 
 
 @needs_mpi

@@ -152,8 +152,7 @@ def make_from_process_local_data(
     def cb(idx):
         return data[
             tuple(
-                slice(s.indices(n)[0] - a, s.indices(n)[1] - a)
-                for s, n, a in zip(idx, shape, lo)
+                slice(s.indices(n)[0] - a, s.indices(n)[1] - a) for s, n, a in zip(idx, shape, lo)
             )
         ]
 

@@ -66,6 +66,9 @@ class MPICommunicator(Communicator):
             sys.stdout.flush()
             if kind is KeyboardInterrupt:
                 previous(kind, value, tb)
+            # MPI's launcher forwards each rank's output through a pipe and stops forwarding
+            # when the job is aborted: give it a moment to pass the traceback on.
+            time.sleep(0.5)
             self.abort(1)
 
         sys.excepthook = hook
