@@ -38,6 +38,8 @@ demo: venv $(EXAMPLES_STAMP)
 	$(PY) -m spmd.demo
 	$(PY) examples/mlp_digits.py
 	$(PY) examples/data_parallel.py
+	$(PY) examples/multiprocess_training.py
+	$(PY) -m spmd run -n 2 --devices 4 examples/multiprocess_training.py
 
 bench: venv
 	$(PY) bench/run.py
