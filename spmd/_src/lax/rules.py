@@ -221,7 +221,10 @@ def add_any(x: Any, y: Any) -> Any:
 
 
 def _add_any_abstract_eval(x, y):
-    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+    # Sums of tangents have one shape; under vmap an operand may come with size-1 dimensions
+    # broadcast against the other's batch dimension (see _add_any_vmap), as np.add computes.
+    shape = x.shape if x.shape == y.shape else np.broadcast_shapes(x.shape, y.shape)
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
 
 
 def _add_any_impl(x, y):
