@@ -88,3 +88,24 @@ def test_devices(name):
         pytest.xfail(f"{KNOWN_FAILURES[key]} -- e.g. {errors[0][:300]}")
     if errors:
         pytest.fail(f"{len(errors)} failing calls:\n  " + "\n  ".join(e[:800] for e in errors[:8]))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_products_of_realistic_size_per_device(transposed):
+    # The sweep's products are small; at this size OpenBLAS multiplies 64 rows folded together
+    # with other kernels (other bits) than 8 rows alone, so the device axis must stay a batch
+    # dimension of the product.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 128)).astype(np.float32)
+    w = rng.standard_normal((128, 128)).astype(np.float32)
+    mesh = spmd.make_mesh((8,), ("d",))
+    f = spmd.shard_map(
+        (lambda b, m: b @ m.T) if transposed else (lambda b, m: b @ m),
+        mesh=mesh,
+        in_specs=(P("d"), P()),
+        out_specs=P("d"),
+    )
+    got = np.asarray(f(x, w))
+    with reference_mode():
+        want = np.asarray(f(x, w))
+    assert got.tobytes() == want.tobytes()
