@@ -294,7 +294,8 @@ def _over_processes(fun_name, n, cache, fun, name, leaves, axes, *rest) -> Any:
 
     local, every = dev.local_devices(), dev.devices()
     if n != len(local):
-        raise ValueError(
+        # (JAX raises AssertionError here, its class is kept.)
+        raise AssertionError(
             f"pmap({fun_name}) in a job of {dev.process_count()} processes maps over every "
             f"process's devices: each process passes its own part, as long as its number of "
             f"devices ({len(local)}), but the mapped axis has size {n}."
