@@ -9,7 +9,8 @@
 Benchmarks: dispatch (per-call overhead), mlp (a training step), pmap (seed 001's
 pmap(vmap(dot)) and pmap/shard_map dispatch), collectives (psum, all_gather, psum_scatter,
 all_to_all, ppermute bandwidth next to memcpy), sharding (device_put, jit on sharded arrays and
-seed 004's layer with jit, constraints and shard_map).
+seed 004's layer with jit, constraints and shard_map), multiprocess (a job of two processes:
+psum, all_gather and a data-parallel step, next to JAX's two-process run).
 
 Benchmarks print their own tables; they are not tests and assert nothing.
 """
