@@ -224,9 +224,24 @@ def _ref_higher_order(eqn, ins, coords, sizes, ex) -> list[list]:
     )
 
 
+_participants_cache: dict = {}
+
+
 def _ref_participants(entries, lead_shape, dev, coords, sizes):
     """For device ``dev``: the devices of its collective, as (combined index, member device,
     local index) triples, and the combined index of each of its own local positions."""
+    # The coordinates are the product of the mesh axes' ranges, in axis order, so the axes and
+    # their sizes determine them: a structural key.
+    key = (entries, tuple(lead_shape), dev, tuple(coords[0]), tuple(sizes.items()))
+    got = _participants_cache.get(key)
+    if got is None:
+        if len(_participants_cache) >= 4096:
+            _participants_cache.clear()
+        got = _participants_cache[key] = _participants(entries, lead_shape, dev, coords, sizes)
+    return got
+
+
+def _participants(entries, lead_shape, dev, coords, sizes):
     names = [e for e in entries if type(e) is not int]
     me = coords[dev]
     members = [q for q, c in enumerate(coords) if all(c[a] == me[a] for a in me if a not in names)]
@@ -254,6 +269,9 @@ def _ref_collective(eqn, vals, coords, sizes, ex) -> list:
     k = sum(1 for e in entries if type(e) is int)
     shapes = ", ".join(f"{v.dtype.name}{list(v.shape)}" for v in vals[:1])
     vals = ex.gather(vals, f"{prim.name} over {entries} of {shapes}")
+    # Devices with the same members and group get the same result from the collectives
+    # whose result does not depend on the position in the group: computed once.
+    shared = {} if prim in _SAME_FOR_GROUP else None
     outs = []
     for dev in ex.local:
         lead = vals[dev].shape[:k]
@@ -269,7 +287,14 @@ def _ref_collective(eqn, vals, coords, sizes, ex) -> list:
         results = {}
         for loc, idx in mine.items():
             grp = next(g for g in groups if idx in g)
-            results[loc] = _ref_one(prim, p, virt, list(grp), idx, vals[dev].dtype)
+            if shared is None:
+                results[loc] = _ref_one(prim, p, virt, list(grp), idx, vals[dev].dtype)
+                continue
+            skey = (tuple((q, tuple(lc)) for _, q, lc in table), tuple(grp))
+            r = shared.get(skey)
+            if r is None:
+                r = shared[skey] = _ref_one(prim, p, virt, list(grp), idx, vals[dev].dtype)
+            results[loc] = r
         varying = prim not in (parallel.pbroadcast_p,) and (
             p.get("axis_index_groups") is not None
             or prim in (parallel.reduce_scatter_p, parallel.all_to_all_p, parallel.ppermute_p)
@@ -357,3 +382,7 @@ def _ref_ragged(p, ins, coords, sizes, ex) -> list:
 
 
 _REF_COLLECTIVES = frozenset(parallel.vma_rules)
+_SAME_FOR_GROUP = frozenset(
+    [parallel.psum_p, parallel.psum_invariant_p, parallel.pmax_p, parallel.pmin_p,
+     parallel.all_gather_p, parallel.all_gather_invariant_p]
+)  # fmt: skip

@@ -42,9 +42,10 @@ class MPICommunicator(Communicator):
                     "is stuck, would otherwise hang the job); SPMD_COLLECTIVE_TIMEOUT (spmd run "
                     "--timeout) sets how long to wait"
                 )
-            # Spin first (collectives in a loop meet within microseconds), then back off.
+            # Spin first (ranks running the same program meet within milliseconds), then
+            # back off, never sleeping long: each sleep is latency added to the collective.
             if waited > 1e-3:
-                pause = min(max(pause * 2, 1e-5), 1e-2)
+                pause = min(max(pause * 2, 1e-5), 1e-3)
                 time.sleep(pause)
 
     def _allgather(self, obj: Any, what: str) -> list:
