@@ -132,6 +132,16 @@ def test_a_rank_that_never_arrives_times_out():
 
 
 @needs_mpi
+def test_hosts_are_passed_to_mpi():
+    # Over machines MPI starts the processes by ssh; on this one, localhost needs none.
+    cmd = [sys.executable, "-m", "spmd", "run", "-n", "2", "--devices", "2",
+           "--hosts", "localhost:2", str(HERE / "failures.py"), "ok"]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(proc.stdout.split("\n")[:2]) == ["done 0", "done 1"]
+
+
+@needs_mpi
 def test_processes_must_have_as_many_devices():
     proc = run_job(2, 2, FAIL, "devices", timeout=60)
     assert proc.returncode != 0
@@ -152,6 +162,16 @@ def test_launcher_command_lines(monkeypatch):
     cmd, env = launcher.run_command(_args("-n", "3", "--devices", "2", "prog.py", "--lr", "1"))
     assert cmd == ["/opt/mpi/bin/mpiexec", "-n", "3", sys.executable, "prog.py", "--lr", "1"]
     assert env["SPMD_NUM_DEVICES"] == "2"
+    cmd, _ = launcher.run_command(_args("-n", "2", "--hosts", "a:1,b:1", "prog.py"))
+    assert cmd == [
+        "/opt/mpi/bin/mpiexec",
+        "-hosts",
+        "a:1,b:1",
+        "-n",
+        "2",
+        sys.executable,
+        "prog.py",
+    ]
     cmd, env = launcher.run_command(_args("--timeout", "5", "prog.py"))
     assert cmd == [sys.executable, "prog.py"]  # one process: no MPI needed
     assert env["SPMD_COLLECTIVE_TIMEOUT"] == "5.0"

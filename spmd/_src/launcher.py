@@ -2,6 +2,7 @@
 
     spmd run -n 4 script.py [args...]
     spmd run -n 2 --devices 4 -m package.module [args...]
+    spmd run -n 8 --hosts node1:4,node2:4 script.py   # over machines (MPI's ssh launch)
 
 Each process runs the whole program on its own virtual devices (``--devices`` of them, else
 ``SPMD_NUM_DEVICES`` or the default 8); together they are one job whose devices are numbered
@@ -37,7 +38,7 @@ def run_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         env["SPMD_COLLECTIVE_TIMEOUT"] = str(args.timeout)
     prog = ["-m", args.module] if args.module else [args.script]
     child = [sys.executable, *prog, *args.args]
-    if args.n == 1:
+    if args.n == 1 and not args.hosts:
         return child, env
     mpiexec = find_mpiexec()
     if mpiexec is None:
@@ -45,7 +46,8 @@ def run_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
             "spmd run: more than one process needs MPI's mpiexec, and none was found next to "
             f"{sys.executable} or on PATH: pip install 'spmd[mpi]' (MPICH and mpi4py)."
         )
-    return [mpiexec, "-n", str(args.n), *child], env
+    hosts = ["-hosts", args.hosts] if args.hosts else []
+    return [mpiexec, *hosts, "-n", str(args.n), *child], env
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--devices", type=int, default=None, help="virtual devices per process")
     r.add_argument(
         "--timeout", type=float, default=None, help="seconds a collective waits for every rank"
+    )
+    r.add_argument(
+        "--hosts",
+        default=None,
+        help="machines to start the processes on, as MPICH's mpiexec -hosts takes them "
+        "(host[:count],...; the same Python and spmd must be installed at the same path there)",
     )
     r.add_argument("-m", dest="module", default=None, help="run a module, as python -m does")
     r.add_argument("script", nargs="?", help="the program to run")
