@@ -86,11 +86,19 @@ def broadcast_one_to_all(in_tree: Any, is_source: bool | None = None) -> Any:
 
 def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
     """Every process's leaves, as NumPy arrays: stacked on a new leading axis (process order),
-    or concatenated along the first axis with ``tiled=True``. A leaf that is an Array over the
-    devices of several processes gives its whole value (``tiled`` does not apply)."""
+    or concatenated along the first axis with ``tiled=True`` (scalars are stacked either way).
+    A leaf that is an Array over the devices of several processes gives its whole value, and
+    only with ``tiled=True`` (JAX's ValueError otherwise)."""
     world = backends.world()
     leaves, tree = tu.tree_flatten(in_tree)
     if any(type(x) is GlobalArray for x in leaves):
+        if not tiled:
+            bad = next(x for x in leaves if type(x) is GlobalArray)
+            raise ValueError(
+                "process_allgather: gathering an Array spread over the devices of several "
+                f"processes ({bad.aval.str_short()} sharded as {bad.sharding}) only supports "
+                "tiled=True (it gives the global value, stacking nothing)"
+            )
         from spmd._src.multiprocess import gather_global  # lazy: runs programs (above us)
 
         # One collective per spread leaf, then one for the host-local ones: the same calls in
@@ -103,16 +111,15 @@ def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
         )
     vals = [_host_value(x, "process_allgather") for x in leaves]
     if world.size == 1:
+        # (One process: a scalar stays a scalar with tiled=True, as in JAX.)
         return tu.tree_unflatten(tree, [np.array(v) if tiled else v[None] for v in vals])
-    if tiled and any(v.ndim == 0 for v in vals):
-        raise ValueError(
-            "process_allgather: tiled=True concatenates along the first axis, which a scalar "
-            "leaf does not have; use tiled=False to stack the scalars"
-        )
     got = world.allgather(vals, "process_allgather")
     _check_same([_signature(g) for g in got], "process_allgather", "leaves of the same shapes")
-    join = np.concatenate if tiled else np.stack
-    out = [join([g[i] for g in got]) for i in range(len(vals))]
+    # A scalar has no first axis to concatenate along: stacked, with tiled or not (as JAX's).
+    out = [
+        (np.concatenate if tiled and vals[i].ndim else np.stack)([g[i] for g in got])
+        for i in range(len(vals))
+    ]
     return tu.tree_unflatten(tree, out)
 
 
@@ -138,31 +145,155 @@ def assert_equal(in_tree: Any, fail_message: str = "") -> None:
 
 
 def host_local_array_to_global_array(local_inputs: Any, global_mesh: Any, pspecs: Any) -> Any:
-    """This process's part of each global array -> the global Array sharded by ``pspecs``."""
-    return _convert(local_inputs, global_mesh, pspecs, "host_local_array_to_global_array")
+    """This process's part of each global array -> the global Array sharded by ``pspecs`` on
+    ``global_mesh``. A dimension split over mesh axes that span processes grows by their
+    share outside this process (``np.arange(4)`` with ``P('x')`` over 2 processes gives 8
+    elements, process ``p``'s at ``4p:4p+4``); replicated dimensions keep their size (every
+    process should then pass the same values, as in JAX). This process's devices must form
+    a sub-box of the mesh (JAX's contiguous mesh)."""
+    fn = "host_local_array_to_global_array"
+    leaves, tree_def, specs = _with_specs(local_inputs, pspecs, fn)
+    out = [_to_global(x, global_mesh, s, fn) for x, s in zip(leaves, specs)]
+    return tu.tree_unflatten(tree_def, out)
 
 
 def global_array_to_host_local_array(global_inputs: Any, global_mesh: Any, pspecs: Any) -> Any:
-    """Each global Array -> this process's part of it."""
-    return _convert(global_inputs, global_mesh, pspecs, "global_array_to_host_local_array")
-
-
-def _convert(tree: Any, mesh: Any, pspecs: Any, fn: str) -> Any:
-    from spmd._src.placement import device_put
-    from spmd._src.sharding import NamedSharding, PartitionSpec
-
-    if backends.world().size > 1:
-        raise NotImplementedError(
-            f"{fn}: Arrays spanning several processes are not supported yet; use "
-            "process_allgather/broadcast_one_to_all on host-local values"
-        )
-    leaves, tree_def = tu.tree_flatten(tree)
-    specs = (
-        [pspecs] * len(leaves)
-        if isinstance(pspecs, PartitionSpec)
-        else tu.tree_flatten(pspecs, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
-    )
-    if len(specs) != len(leaves):
-        raise ValueError(f"{fn}: {len(specs)} pspecs for {len(leaves)} inputs")
-    out = [device_put(x, NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
+    """Each global Array -> this process's part of it: an Array sharded by ``pspecs`` over
+    this process's sub-box of ``global_mesh`` (the inverse of
+    ``host_local_array_to_global_array``). An Array this process holds whole (fully
+    addressable) comes back as it is."""
+    fn = "global_array_to_host_local_array"
+    leaves, tree_def, specs = _with_specs(global_inputs, pspecs, fn)
+    out = [_to_local(x, global_mesh, s, fn) for x, s in zip(leaves, specs)]
     return tu.tree_unflatten(tree_def, out)
+
+
+def _is_key(x: Any) -> bool:
+    from spmd._src.key_arrays import is_key_array
+
+    return is_key_array(x)
+
+
+def _with_specs(tree: Any, pspecs: Any, fn: str) -> tuple:
+    from spmd._src.sharding import PartitionSpec
+
+    # Key arrays are leaves here (JAX's are arrays of a key dtype), not their key data.
+    leaves, tree_def = tu.tree_flatten(tree, is_leaf=_is_key)
+    if pspecs is None:
+        raise ValueError(
+            f"{fn}: `None` is not a valid input to the pspecs argument. Please use "
+            "jax.sharding.PartitionSpec() if you wanted to replicate your input."
+        )
+    if isinstance(pspecs, PartitionSpec):
+        return leaves, tree_def, [pspecs] * len(leaves)
+    try:
+        specs = tu.broadcast_prefix(
+            pspecs, tu.tree_unflatten(tree_def, [0] * len(leaves)),
+            is_leaf=lambda s: isinstance(s, PartitionSpec) or s is None,
+        )  # fmt: skip
+    except ValueError as e:
+        raise ValueError(
+            f"{fn}: pspecs must be a PartitionSpec or a pytree prefix of the inputs "
+            f"({tree_def}), one PartitionSpec per input array; "
+            f"{str(e).split('; ', 1)[-1]}"
+        ) from None
+    for s in specs:
+        if not isinstance(s, PartitionSpec):
+            raise ValueError(
+                f"{fn}: pspecs must hold a PartitionSpec per input array, got {s!r}; use "
+                "PartitionSpec() to replicate an input."
+            )
+    return leaves, tree_def, specs
+
+
+def _local_mesh(mesh: Any, fn: str) -> Any:
+    """The sub-mesh of this process's devices (JAX's ``mesh.local_mesh``): they must fill a
+    box of the mesh's device array."""
+    from spmd._src.mesh import Mesh
+
+    me = backends.world().rank
+    mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(mesh.devices)
+    where = np.nonzero(mine)
+    if not where[0].size:
+        raise ValueError(f"{fn}: the mesh {mesh} has no device of process {me}")
+    box = tuple(slice(int(w.min()), int(w.max()) + 1) for w in where)
+    if not mine[box].all():
+        raise ValueError(
+            f"{fn}: the devices of process {me} do not form a contiguous sub-box of the mesh "
+            f"{mesh} (device ids {mesh.device_ids.tolist()}); use jax.make_array_from_callback "
+            "or make_array_from_single_device_arrays for such meshes."
+        )
+    return Mesh(mesh.devices[box], mesh.axis_names, axis_types=mesh.axis_types)
+
+
+def _factors(mesh: Any, local: Any, spec: Any, ndim: int, fn: str) -> list[int]:
+    """Per dimension, how many times the global size is the local one (the share of the
+    dimension's mesh axes that lies outside this process)."""
+    from spmd._src.sharding import spec_axes
+
+    if len(spec) > ndim:
+        raise ValueError(
+            f"{fn}: the PartitionSpec {spec} has {len(spec)} entries, more than the rank "
+            f"{ndim} of its input"
+        )
+    out = []
+    for e in spec._normalized(ndim):
+        axes = spec_axes(e)
+        g = int(np.prod([mesh.shape[a] for a in axes])) if axes else 1
+        n = int(np.prod([local.shape[a] for a in axes])) if axes else 1
+        out.append(g // n)
+    return out
+
+
+def _to_global(x: Any, mesh: Any, spec: Any, fn: str) -> Any:
+    from spmd._src.array import Array
+    from spmd._src.placement import device_put, make_array_from_process_local_data
+    from spmd._src.sharding import NamedSharding
+
+    if _is_key(x):
+        return type(x)(_to_global(x._base, mesh, spec, fn))
+    if type(x) is GlobalArray:
+        return x  # already global (JAX passes non-fully-addressable Arrays through)
+    if backends.world().size == 1:
+        return device_put(x, NamedSharding(mesh, spec))
+    local = _local_mesh(mesh, fn)
+    value = x if isinstance(x, Array) else np.asarray(x)
+    weak = getattr(value, "weak_type", False)
+    value = np.asarray(value)
+    f = _factors(mesh, local, spec, value.ndim, fn)
+    try:
+        from spmd._src.sharding import check_divisible
+
+        check_divisible(NamedSharding(local, spec), value.shape)
+    except ValueError as e:
+        raise type(e)(f"{fn}: this process's input of shape {value.shape}: {e}") from None
+    gshape = tuple(d * k for d, k in zip(value.shape, f))
+    out = make_array_from_process_local_data(NamedSharding(mesh, spec), value, gshape)
+    if weak:
+        from spmd._src.core import ShapedArray
+
+        out.aval = ShapedArray(out.shape, out.dtype, True)
+    return out
+
+
+def _to_local(x: Any, mesh: Any, spec: Any, fn: str) -> Any:
+    from spmd._src.array import Array
+    from spmd._src.placement import device_put
+    from spmd._src.sharding import NamedSharding
+
+    if _is_key(x):
+        return type(x)(_to_local(x._base, mesh, spec, fn))
+    if backends.world().size == 1:
+        return device_put(x, NamedSharding(mesh, spec))
+    if type(x) is Array:
+        return x  # this process holds it whole already (JAX returns it unchanged)
+    local = _local_mesh(mesh, fn)
+    if type(x) is not GlobalArray:  # host data: this process's part already
+        return device_put(np.asarray(x), NamedSharding(local, spec))
+    from spmd._src import multiprocess  # lazy: runs programs (above us)
+
+    _factors(mesh, local, spec, x.ndim, fn)  # checks the spec's rank
+    target = NamedSharding(mesh, spec)
+    x = multiprocess.put(x, target)  # a collective when it must be resharded
+    part = multiprocess.local_part(x)
+    return Array(part._value, x.weak_type, NamedSharding(local, spec))

@@ -49,9 +49,9 @@ out["gathered"] = mhu.process_allgather(rows, tiled=True).tolist() == value.toli
 
 local = np.full((2, 8), me, np.float32)  # this process's rows of a (4, 8) array
 g = jax.make_array_from_process_local_data(NamedSharding(mesh, P("x", "y")), local)
-out["from_local"] = [list(g.shape), mhu.process_allgather(g).tolist()]
+out["from_local"] = [list(g.shape), mhu.process_allgather(g, tiled=True).tolist()]
 cb = jax.make_array_from_callback((4, 8), NamedSharding(mesh, P("x")), lambda idx: value[idx])
-out["from_callback"] = mhu.process_allgather(cb).tolist() == value.tolist()
+out["from_callback"] = mhu.process_allgather(cb, tiled=True).tolist() == value.tolist()
 out["sum"] = float((rows * 2).sum())
 
 out["allgather"] = mhu.process_allgather(np.array([me, 10 + me])).tolist()
