@@ -16,12 +16,14 @@ from typing import Any
 import numpy as np
 
 from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays
+from spmd._src import devices as _devices
 from spmd._src import multiprocess as _multiprocess
 from spmd._src import profiler as _profiler
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
+from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
 from spmd._src.lax import tokens
@@ -486,6 +488,12 @@ class JitWrapped:
             # Placements are decided (and checked) before any work is done.
             if placed:
                 leaves, out_s = self._placements(entry, leaves, kwargs, in_s)
+                # in_shardings or out_shardings over the devices of several processes: the
+                # program runs on every process, as one with such arguments does.
+                if _devices.process_count() > 1 and (
+                    _multiprocess.spans_processes(leaves) or _multiprocess.spanning(out_s)
+                ):
+                    return _multiprocess.call_jit(self, entry, leaves, kwargs)
                 if config.spmd_partition == "always":
                     parts = run_partitioned(entry, leaves, out_s, self.__name__)
                     if parts is not None:
@@ -752,11 +760,14 @@ def _arg_shardings(entry, leaves) -> tuple:
     if entry.unused:
         return tuple(
             [
-                x._sharding if type(x) is Array and i not in entry.unused else None
+                x._sharding if type(x) in _PLACED and i not in entry.unused else None
                 for i, x in enumerate(leaves)
             ]
         )
-    return tuple([x._sharding if type(x) is Array else None for x in leaves])
+    return tuple([x._sharding if type(x) in _PLACED else None for x in leaves])
+
+
+_PLACED = (Array, GlobalArray)  # (an Array over several processes' devices is placed too)
 
 
 def _results(entry, outs: list, out_s: list | None = None):

@@ -146,7 +146,25 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         for o, s in zip(outs, out_s) if prim.multiple_results else [(outs, out_s)]:
             o._sharding = s
             o._committed = True
+        if _spans_processes(out_s if prim.multiple_results else [out_s]):
+            # A result placed over the devices of several processes (an out_sharding, a
+            # sharding constraint): every process computed it whole; each keeps its blocks.
+            return _globalize(outs) if not prim.multiple_results else [_globalize(o) for o in outs]
     return outs
+
+
+def _spans_processes(shardings) -> bool:
+    from spmd._src import devices  # (devices imports nothing of dispatch)
+
+    return devices.process_count() > 1 and any(
+        s is not None and not s.is_fully_addressable for s in shardings
+    )
+
+
+def _globalize(x):
+    from spmd._src import multiprocess  # lazy: multiprocess runs programs (above us)
+
+    return multiprocess.globalize(x)
 
 
 def _no_global_apply(prim, args, params):

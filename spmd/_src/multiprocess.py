@@ -35,10 +35,12 @@ from spmd._src.sharding import NamedSharding, P, Sharding, check_divisible
 __all__ = [
     "call_jit",
     "gather_global",
+    "globalize",
     "local_part",
     "make_from_callback",
     "make_from_process_local_data",
     "put",
+    "spanning",
     "spans_processes",
 ]
 
@@ -93,22 +95,78 @@ def make_from_callback(shape: tuple, sharding: Sharding, cb, dtype=None) -> Glob
 
 def put(x: Any, sharding: Sharding) -> Any:
     """``device_put`` onto a sharding over devices of several processes (or of a GlobalArray
-    onto any sharding). A host value is the same on every process, which keeps its blocks."""
+    onto any sharding). A host value must be the same on every process (checked, as JAX's
+    ``device_put`` does, when the sharding spans every process); each keeps its own blocks."""
     if type(x) is GlobalArray:
         if x._sharding == sharding:
             return x
+        if sharding.is_fully_addressable:
+            # JAX's class: it cannot reshard an array it does not hold onto its own devices.
+            raise NotImplementedError(
+                f"device_put: cannot move an Array {x.aval.str_short()} spread over the devices "
+                f"of several processes ({x._sharding}) onto this process's devices only "
+                f"({sharding}); gather it with multihost_utils.process_allgather(x, tiled=True), "
+                "or reshard it within its devices."
+            )
+        if sharding.device_set != x._sharding.device_set:
+            raise ValueError(
+                "device_put: for a reshard across processes the input and target shardings must "
+                f"have the same set of devices; got the input's device ids "
+                f"{sorted(d.id for d in x._sharding.device_set)} and the target's "
+                f"{sorted(d.id for d in sharding.device_set)}"
+            )
         value = gather_global(x)
         weak = x.weak_type
     else:
+        if type(x) is Array and x._committed:
+            raise ValueError(
+                "device_put: an Array committed to this process's devices "
+                f"({x._sharding}) cannot be moved onto devices of other processes ({sharding}); "
+                "pass the host value (np.asarray(x)) that every process holds, or build the "
+                "Array with jax.make_array_from_process_local_data."
+            )
         aval = core.get_aval(x)
         value = np.asarray(x._value if type(x) is Array else x)
         if value.dtype != aval.dtype:
             value = value.astype(aval.dtype)
         weak = aval.weak_type
+        _check_same_everywhere(x, value, sharding)
     if sharding.is_fully_addressable:
         return Array(value, weak, sharding)
     out = make_from_callback(value.shape, sharding, lambda idx: value[idx], value.dtype)
     out.aval = ShapedArray(value.shape, value.dtype, weak)
+    return out
+
+
+def _check_same_everywhere(x: Any, value: np.ndarray, sharding: Sharding) -> None:
+    # Every process must place the same value (JAX's AssertionError otherwise). Where some
+    # process holds no device of the sharding, JAX cannot tell a mistake from a value meant
+    # for a subset of processes and checks nothing; neither do we.
+    world = backends.world()
+    if world.size == 1 or len({d.process_index for d in sharding.device_set}) != world.size:
+        return
+    from spmd._src.multihost_utils import assert_equal
+
+    kind = type(x)
+    assert_equal(
+        value,
+        fail_message=f"{kind} passed to device_put is not the same on each process. Make sure "
+        f"you are passing the same value of {kind} on each process.",
+    )
+
+
+def spanning(shardings: Sequence[Any]) -> bool:
+    """Whether any of ``shardings`` (Shardings or None) places data on other processes."""
+    return any(s is not None and not s.is_fully_addressable for s in shardings)
+
+
+def globalize(x: Array) -> GlobalArray:
+    """An Array this process computed whole, whose sharding spans processes (a result of jit
+    or of an eager operation on host-local inputs, which every process holds alike): the
+    GlobalArray keeping this process's blocks of it."""
+    value = x._value
+    out = make_from_callback(value.shape, x._sharding, lambda idx: value[idx], value.dtype)
+    out.aval = ShapedArray(value.shape, value.dtype, x.weak_type)
     return out
 
 
@@ -319,6 +377,11 @@ def call_jit(wrapped: Any, entry: Any, leaves: list, kwargs: dict) -> Any:
     leaves, out_s = wrapped._placements(entry, leaves, kwargs, in_s)
     in_s = [x._sharding if type(x) in (Array, GlobalArray) else None for x in leaves]
     part = partitioned_for(entry, in_s, out_s, wrapped.__name__)
+    if part is None:
+        raise NotImplementedError(
+            f"jit({wrapped.__name__}): arguments spread over several processes must be placed "
+            "by a NamedSharding (a mesh over the devices of the job)"
+        )
     outs = run_body(part, leaves)
     for o, w in zip(outs, entry.out_weak):
         if o.aval.weak_type != w:

@@ -110,6 +110,14 @@ def device_put(
         targets = [device] * len(leaves)
     else:
         targets = tu.broadcast_prefix(device, x)
+    for leaf, t in zip(leaves, targets):
+        if type(leaf) is GlobalArray and isinstance(t, dev.CpuDevice):
+            raise ValueError(
+                "device_put: when the second argument is a Device, the first must be a fully "
+                f"addressable Array; got one of shape {leaf.shape} spread over the devices "
+                f"{sorted(d.id for d in leaf.devices())} of several processes (gather it with "
+                "multihost_utils.process_allgather(x, tiled=True))"
+            )
     outs = [
         _put_one(leaf, _to_sharding(t, "device_put"), "device_put")
         for leaf, t in zip(leaves, targets)
@@ -237,7 +245,16 @@ class TypeOf:
 
 
 def typeof(x: Any) -> TypeOf:
-    """The type of ``x`` with its sharding (``float32[4@x,8@y]``)."""
+    """The type of ``x`` with its sharding (``float32[4@x,8@y]``; ``key<fry>[8@x]`` for typed
+    keys, whose key-data dimension is not part of their type)."""
+    from spmd._src.key_arrays import is_key_array
+
+    if is_key_array(x):
+        from spmd._src.random_keys import key_sharding
+
+        t = TypeOf(core.ShapedArray(x.shape, np.dtype(np.uint32)), None)
+        t.dtype, t.sharding = x.dtype, key_sharding(typeof(x._base).sharding, x.ndim)
+        return t
     aval = core.get_aval(x)
     if type(aval) is AbstractToken:
         return aval  # a token's type has no sharding (JAX's typeof gives AbstractToken())

@@ -147,6 +147,37 @@ class PRNGKeyArray:
         perm = tuple(axes) if axes else tuple(reversed(range(self.ndim)))
         return type(self)(lax_shape.transpose(self._base, perm + (self.ndim,)))
 
+    # -- placement (of the key data, whose trailing dimension is never split) ----------------
+    @property
+    def sharding(self) -> Any:
+        """The key data's sharding, over the keys' own dimensions (JAX's key arrays')."""
+        return key_sharding(self._base.sharding, self.ndim)
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return self._base.is_fully_addressable
+
+    @property
+    def committed(self) -> bool:
+        return self._base.committed
+
+    def devices(self) -> set:
+        return self._base.devices()
+
+    @property
+    def addressable_shards(self) -> list:
+        """This process's shards, their data key arrays and their indices over the keys'
+        dimensions."""
+        from spmd._src.array import Shard
+
+        return [
+            Shard(sh.device, sh.index[: self.ndim], sh.replica_id, type(self)(sh.data))
+            for sh in self._base.addressable_shards
+        ]
+
+    def addressable_data(self, index: int) -> PRNGKeyArray:
+        return self.addressable_shards[index].data
+
     def block_until_ready(self) -> PRNGKeyArray:
         return self
 
@@ -176,6 +207,19 @@ class PRNGKeyArray:
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(base)}"
 
     __str__ = __repr__
+
+
+def key_sharding(s: Any, ndim: int) -> Any:
+    """The sharding of keys of rank ``ndim`` whose key data is placed by ``s``: its spec
+    without the key-data dimension."""
+    from spmd._src.sharding import NamedSharding, PartitionSpec
+
+    if isinstance(s, NamedSharding):
+        spec = s.spec._normalized(ndim + 1)[:ndim]
+        while spec and spec[-1] is None:
+            spec = spec[:-1]
+        return NamedSharding(s.mesh, PartitionSpec(*spec), memory_kind=s.memory_kind)
+    return s
 
 
 class RbgKeyArray(PRNGKeyArray):
