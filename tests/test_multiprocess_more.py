@@ -160,5 +160,20 @@ def test_device_put_pickle_and_device_get_rules(runs, n):
             assert out[name][0] == "RuntimeError" and "process_allgather" in out[name][1]
         assert out["allgather_untiled"][0] == "ValueError"
         assert "only supports tiled=True" in out["allgather_untiled"][1]
+        assert out["eager_committed"][0] == "ValueError"
+        assert out["eager_committed"][1].startswith("Received incompatible devices for add")
+        assert out["repr_spread"] == ["Array(shape=(8, 8), dtype=float32)"] * 2
         assert out["pickle_replicated"] is True
         assert out["device_get_replicated"] == "ndarray"
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_gathering_keys_is_refused_as_in_jax(runs, n):
+    for out in runs[n][1]:
+        assert out["allgather_key"] == [
+            "TypeError",
+            "process_allgather: JAX array with PRNGKey dtype cannot be converted to a NumPy "
+            "array. Use jax.random.key_data(arr) if you wish to extract the underlying integer "
+            "array.",
+        ]

@@ -41,6 +41,19 @@ def _host_value(x: Any, fn: str) -> np.ndarray:
     return np.asarray(x)
 
 
+def _host_leaves(tree: Any, fn: str) -> tuple[list, Any]:
+    """The leaves of ``tree``; a typed key array is refused as JAX does (its values are not
+    numbers to gather: ``random.key_data`` gives them)."""
+    leaves, tree_def = tu.tree_flatten(tree, is_leaf=_is_key)
+    for x in leaves:
+        if _is_key(x):
+            raise TypeError(
+                f"{fn}: JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+                "jax.random.key_data(arr) if you wish to extract the underlying integer array."
+            )
+    return leaves, tree_def
+
+
 def _signature(vals: list) -> list:
     return [(v.shape, v.dtype.str) for v in vals]
 
@@ -64,7 +77,7 @@ def broadcast_one_to_all(in_tree: Any, is_source: bool | None = None) -> Any:
     """The source process's ``in_tree`` (process 0's unless ``is_source`` says otherwise) on
     every process, as NumPy arrays. Every process passes leaves of the same shapes and dtypes."""
     world = backends.world()
-    leaves, tree = tu.tree_flatten(in_tree)
+    leaves, tree = _host_leaves(in_tree, "broadcast_one_to_all")
     vals = [_host_value(x, "broadcast_one_to_all") for x in leaves]
     if world.size == 1:
         return tu.tree_unflatten(tree, [np.array(v) for v in vals])
@@ -90,7 +103,7 @@ def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
     A leaf that is an Array over the devices of several processes gives its whole value, and
     only with ``tiled=True`` (JAX's ValueError otherwise)."""
     world = backends.world()
-    leaves, tree = tu.tree_flatten(in_tree)
+    leaves, tree = _host_leaves(in_tree, "process_allgather")
     if any(type(x) is GlobalArray for x in leaves):
         if not tiled:
             bad = next(x for x in leaves if type(x) is GlobalArray)
@@ -126,7 +139,7 @@ def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
 def assert_equal(in_tree: Any, fail_message: str = "") -> None:
     """Raise AssertionError on every process unless all processes passed equal values."""
     world = backends.world()
-    leaves, _ = tu.tree_flatten(in_tree)
+    leaves, _ = _host_leaves(in_tree, "assert_equal")
     vals = [_host_value(x, "assert_equal") for x in leaves]
     if world.size == 1:
         return

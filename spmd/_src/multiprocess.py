@@ -349,6 +349,18 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     avals = [core.get_aval(x) for x in args]
     shs = [x._sharding if type(x) in (Array, GlobalArray) else None for x in args]
     mesh = _mesh_of(shs)
+    for i, x in enumerate(args):
+        if type(x) is Array and x._committed:
+            # JAX's rule: an operand committed to this process's devices cannot join one
+            # spread over the job's (an uncommitted one is taken as replicated).
+            g = next(a for a in args if type(a) is GlobalArray)
+            raise ValueError(
+                f"Received incompatible devices for {prim.name}: operand {i} of shape "
+                f"{x.shape} is committed to device ids {sorted(d.id for d in x.devices())}, "
+                f"and an operand of shape {g.shape} is on device ids "
+                f"{sorted(d.id for d in g.devices())} of several processes; place it on the "
+                "same mesh (device_put of its host value) or pass an uncommitted value"
+            )
     specs = tuple(_spec_of(s, a.ndim, mesh) for s, a in zip(shs, avals))
     try:
         key = (prim, tuple(params.items()), tuple(avals), mesh, specs)

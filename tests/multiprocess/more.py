@@ -168,6 +168,9 @@ error("put_committed", lambda: jax.device_put(committed, s1))
 error("pickle_spread", lambda: pickle.dumps(spread))
 error("device_get_spread", lambda: jax.device_get(spread))
 error("allgather_untiled", lambda: mhu.process_allgather(spread))
+error("allgather_key", lambda: mhu.process_allgather(K, tiled=True))
+error("eager_committed", lambda: spread + jax.device_put(V, jax.local_devices()[0]))
+out["repr_spread"] = [repr(spread), str(spread)]
 out["pickle_replicated"] = np.asarray(pickle.loads(pickle.dumps(rep))).tolist() == V.tolist()
 out["device_get_replicated"] = type(jax.device_get(rep)).__name__
 resharded = jax.device_put(spread, NamedSharding(mesh2, P("y", "x")))
