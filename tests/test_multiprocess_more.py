@@ -53,7 +53,7 @@ def runs(tmp_path_factory):
 @needs_mpi
 def test_results_have_one_process_bits(runs):
     one = runs[1][0]
-    assert len(one) == 36
+    assert len(one) == 39
     assert runs[2][0] == one
     assert runs[4][0] == one
 
@@ -140,6 +140,12 @@ def test_explicit_meshes_across_processes(runs, n):
         ]
         kind = "Array" if n == 1 else "GlobalArray"
         assert out["explicit_reshard"] == [kind, "float32[8@y,8]", "float32[8,8@x]"]
+        assert out["explicit_more"] == ["float32[8@x,8]", "float32[8@x,8]", "float32[8@x,4@y]"]
+        assert out["explicit_matmul"] == [
+            "ShardingTypeError",
+            "dot_general requires contracting dimensions to have consistent sharding, got "
+            "('y',) and ('x',).",
+        ]
 
 
 @needs_mpi

@@ -150,7 +150,15 @@ out["explicit"] = [str(jax.typeof(E)), types, str(jax.typeof(ye)), str(jax.typeo
 with jax.sharding.use_mesh(em):
     R = jax.sharding.reshard(E, P("y", None))
     Rj = jax.jit(lambda a: jax.sharding.reshard(a * 3, P(None, "x")))(E)
+    Ma = jnp.matmul(E, E, out_sharding=P("x", None))
+    Au = jax.sharding.auto_axes(lambda a: a * 2, out_sharding=P("x", None))(E)
+    Nr = jax.random.normal(jax.random.key(0), (8, 4), out_sharding=P("x", "y"))
+    error("explicit_matmul", lambda: E @ E)
 out["explicit_reshard"] = [type(R).__name__, str(jax.typeof(R)), str(jax.typeof(Rj))]
+out["explicit_more"] = [str(jax.typeof(v)) for v in (Ma, Au, Nr)]
+record("explicit_matmul_out_sharding", Ma)
+record("explicit_auto_axes", Au)
+record("explicit_normal_out_sharding", Nr)
 record("explicit_mul", ye)
 record("explicit_sum", se)
 record("explicit_reshard", R)

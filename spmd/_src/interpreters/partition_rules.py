@@ -320,12 +320,23 @@ def _pad(p, ctx, vals, sts, params):
 partition_rules["pad"] = _pad
 
 
+def _same_layout(a, b) -> bool:
+    """Meshes that differ at most in their axis types."""
+    return (
+        a.axis_names == b.axis_names
+        and a.devices.shape == b.devices.shape
+        and all(x.id == y.id for x, y in zip(a.devices.flat, b.devices.flat))
+    )
+
+
 def _sharding_constraint(p, ctx, vals, sts, params):
     (x,), (st,) = vals, sts
     s: Any = params["sharding"]
     ndim = len(st.spec)
     if isinstance(s, NamedSharding):
-        if s.mesh != p.mesh:
+        # (auto_axes/explicit_axes constrain on the program's mesh with other axis types:
+        # the same devices and names, so the same layout.)
+        if s.mesh != p.mesh and not _same_layout(s.mesh, p.mesh):
             raise NotPartitionable(
                 f"eqn {ctx.path} (sharding_constraint) asks for mesh {s.mesh}, not the program's "
                 f"{p.mesh}"
