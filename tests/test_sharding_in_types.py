@@ -91,3 +91,38 @@ def test_eager_dot_out_sharding_places_the_result():
     out = jnp.dot(jnp.ones((8, 4)), jnp.ones((4, 8)), out_sharding=ns.named(P("x", None)))
     assert out.sharding == ns.named(P("x", None))
     np.testing.assert_array_equal(np.asarray(out), np.full((8, 8), 4.0, np.float32))
+
+
+def test_out_sharding_spec_needs_a_mesh_and_shards_that_divide():
+    ns = _ns()
+    a = spmd.device_put(np.ones((8, 4), np.float32), ns.named(P("x", "y")))
+    with pytest.raises(ValueError, match=r"lax.broadcast_in_dim out_sharding: .*P\('x',\)"):
+        lax.broadcast_in_dim(a, (2, 8, 4), (1, 2), out_sharding=P("x"))
+    with pytest.raises(ValueError, match=r"lax.reshape out_sharding: .*needs a mesh"):
+        lax.reshape(a, (32,), out_sharding=P("x"))
+    with pytest.raises(ValueError, match=r"lax.reshape: .*axis 0 is partitioned 4 times"):
+        lax.reshape(a, (2, 16), out_sharding=ns.named(P("y")))
+    with pytest.raises(
+        ValueError,
+        match=r"lax.broadcast_in_dim: out_sharding .* has 3 entries, but the result has rank 2",
+    ):
+        lax.broadcast_in_dim(a.sum(0), (2, 4), (1,), out_sharding=ns.named(P("x", "y", None)))
+    with spmd.set_mesh(ns.mesh):  # a PartitionSpec names the axes of the mesh in context
+        out = lax.broadcast_in_dim(a.sum(0), (8, 4), (1,), out_sharding=P("x"))
+    assert str(spmd.typeof(out)) == "float32[8@x,4]"
+    np.testing.assert_array_equal(np.asarray(out), np.full((8, 4), 8.0, np.float32))
+
+
+def test_grad_seed_is_resharded_under_an_explicit_mesh_in_context():
+    # As JAX 0.10 prints it: the arguments are unplaced, the mesh in context is Explicit.
+    ns = _ns()
+    with spmd.set_mesh(ns.mesh):
+        text = str(spmd.make_jaxpr(spmd.grad(lambda x: (x * 2).sum()))(np.ones((8, 4), "f4")))
+    assert "c:f32[] = reshard 1.0:f32[]\n    d:f32[8,4] = broadcast_in_dim c" in text
+    text = str(spmd.make_jaxpr(spmd.grad(lambda x: (x * 2).sum()))(np.ones((8, 4), "f4")))
+    assert "reshard" not in text
+    g = spmd.grad(lambda x: (x * x).sum())(
+        spmd.device_put(np.arange(32, dtype=np.float32).reshape(8, 4), ns.named(P("x", "y")))
+    )
+    assert g.sharding.spec == P("x", "y")
+    np.testing.assert_array_equal(np.asarray(g), 2 * np.arange(32, dtype=np.float32).reshape(8, 4))

@@ -302,7 +302,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
             ans, f_vjp = vjp(f_partial, *dyn)
         _check_scalar_output(name, fun, ans, holomorphic)
         aval = core.get_aval(ans)
-        one = core.make_concrete(np.ones((), aval.dtype), aval.weak_type)
+        one = _seed(ans, core.make_concrete(np.ones((), aval.dtype), aval.weak_type))
         g = f_vjp(one)
         g = g[0] if isinstance(argnums, int) else tuple(g)
         if has_aux:
@@ -310,6 +310,24 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         return ans, g
 
     return value_and_grad_f
+
+
+def _seed(ans: Any, one: Any) -> Any:
+    """grad's cotangent seed ``one``, resharded to ``ans``'s sharding in type when ``ans`` has
+    one (Explicit mesh axes, or an Explicit mesh in context), as JAX's grad starts its
+    backward pass with a ``reshard``."""
+    from spmd._src.interpreters import sharding_rules
+    from spmd._src.lax import sharding as lax_sharding
+    from spmd._src.mesh import get_abstract_mesh, get_mesh
+    from spmd._src.sharding import NamedSharding, PartitionSpec
+
+    target = sharding_rules.type_sharding(ans)
+    if target is None:
+        mesh = get_mesh()
+        if mesh is None or not any(t.name == "Explicit" for t in get_abstract_mesh().axis_types):
+            return one
+        target = NamedSharding(mesh, PartitionSpec())
+    return lax_sharding.reshard(one, target)
 
 
 def grad(

@@ -413,12 +413,15 @@ def as_type(ct: Any, want: Any) -> Any:
 
 
 class UndefinedPrimal:
-    """A linear input of an equation being transposed: only its type is known."""
+    """A linear input of an equation being transposed: only its type is known (``sharding``:
+    its sharding in type on Explicit mesh axes, None otherwise), which transposes give its
+    cotangent, as JAX's do."""
 
-    __slots__ = ("aval",)
+    __slots__ = ("aval", "sharding")
 
-    def __init__(self, aval: ShapedArray) -> None:
+    def __init__(self, aval: ShapedArray, sharding: Any = None) -> None:
         self.aval = aval
+        self.sharding = sharding
 
     def __repr__(self) -> str:
         return f"UndefinedPrimal({self.aval.str_short()})"
@@ -492,7 +495,9 @@ def backward_pass(
         if all(type(c) is Zero for c in cts):
             continue
         args = [
-            UndefinedPrimal(a.aval) if type(a) is Var and id(a) in linear else read_primal(a)
+            UndefinedPrimal(a.aval, a.sharding)
+            if type(a) is Var and id(a) in linear
+            else read_primal(a)
             for a in eqn.invars
         ]
         rule = primitive_transposes.get(eqn.primitive)

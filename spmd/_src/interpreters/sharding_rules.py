@@ -45,6 +45,11 @@ wants_operand_specs: set[core.Primitive] = set()
 # they see the final shardings; a propagation run only to type-check (``effects=False``) runs
 # none.
 observers: dict[core.Primitive, Callable] = {}
+# Primitives whose result on Explicit mesh axes has the sharding a parameter asks for, even
+# with typed operands (reshape's and broadcast_in_dim's ``sharding``, as JAX names them, the
+# reductions' ``out_sharding``): prim -> parameter name. Other primitives' ``out_sharding``
+# places their result only when no operand is placed (or their rule reads it).
+sharding_params: dict[core.Primitive, str] = {}
 # The observers of the propagation under way, waiting for its last pass (None: none is).
 _observed: contextvars.ContextVar = contextvars.ContextVar("spmd_observed", default=None)
 _TYPE_CHECK = object()  # _observed's value in a propagation run with effects=False
@@ -158,10 +163,14 @@ def propagate(
         # A call bound eagerly (grad or vmap of a jit, run at once): its body's propagation.
         inner = call(core.JaxprEqn([], [], prim, params))
         return propagate_jaxpr(inner, shardings, _top=False)
-    given = params.get("out_sharding")
+    given = given_sharding(prim, params)
     if isinstance(given, NamedSharding) and not prim.multiple_results:
         if not any(isinstance(s, NamedSharding) for s in shardings):
             return given  # asked for (a contraction's out_sharding=): placed so
+        if prim in sharding_params and _is_explicit(given.mesh):
+            # On Explicit axes the result has the type asked for (every dimension's entry).
+            ndim = prim.abstract_eval(*avals, **params).ndim
+            return given.with_spec(P(*given.spec._normalized(ndim)))
     if prim in sets_sharding:
         specs = None
         named = [s for s in shardings if isinstance(s, NamedSharding)]
@@ -567,8 +576,13 @@ def sets_sharding_here(eqn: core.JaxprEqn) -> bool:
     """Whether ``eqn`` places its result itself: a constraint, or a primitive given an
     ``out_sharding``."""
     return eqn.primitive in sets_sharding or isinstance(
-        eqn.params.get("out_sharding"), NamedSharding
+        given_sharding(eqn.primitive, eqn.params), NamedSharding
     )
+
+
+def given_sharding(prim: core.Primitive, params: dict) -> Any:
+    """The result sharding ``prim``'s parameters ask for (None: none)."""
+    return params.get(sharding_params.get(prim, "out_sharding"))
 
 
 def explicit_types(eqn: core.JaxprEqn, ins: list) -> list:

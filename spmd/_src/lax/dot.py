@@ -31,6 +31,7 @@ from spmd._src.lax.random_bits import fma32
 from spmd._src.lax.rules import defjvp
 from spmd._src.lax.shape import broadcast_in_dim, transpose
 from spmd._src.lax.sharding import _reshard_sharding
+from spmd._src.sharding import PartitionSpec as P
 from spmd._src.util import prod
 
 # ---------------------------------------------------------------------------------------------
@@ -669,10 +670,13 @@ def _dot_general_jvp_rhs(t, lhs, rhs, **params):
     return dot_general_p.bind(lhs, t, **params)
 
 
-def _dot_general_ct(ct, y, x_aval, xc, yc, xb, yb, x_is_lhs, precision, preferred):
-    """The cotangent of operand ``x`` of ``dot_general`` given the other operand ``y``:
-    ``ct`` contracted with ``y`` over ``y``'s free dimensions (batch dimensions stay batch),
-    then transposed into ``x``'s layout."""
+def _dot_general_ct(ct, y, x, xc, yc, xb, yb, x_is_lhs, precision, preferred):
+    """The cotangent of operand ``x`` (an undefined primal) of ``dot_general`` given the other
+    operand ``y``: ``ct`` contracted with ``y`` over ``y``'s free dimensions (batch dimensions
+    stay batch), then transposed into ``x``'s layout. On Explicit mesh axes the product is
+    asked for ``x``'s sharding in that layout (its contraction may be ambiguous otherwise),
+    as JAX's transpose does."""
+    x_aval = x.aval
     nb = len(xb)
     x_free = [i for i in range(x_aval.ndim) if i not in xc and i not in xb]
     y_free = [i for i in range(np.ndim(y)) if i not in yc and i not in yb]
@@ -682,17 +686,21 @@ def _dot_general_ct(ct, y, x_aval, xc, yc, xb, yb, x_is_lhs, precision, preferre
     dn = ((ct_y_free, tuple(y_free)), (tuple(range(nb)), tuple(yb)))
     if not x_is_lhs and precision is not None and not dot_algorithms.is_algorithm(precision):
         precision = (precision[1], precision[0])  # (an algorithm applies to both operands)
+    # res is laid out (batch, x's free dims, y's contracting dims in increasing order); the
+    # last group matches x's contracting dims pairwise.
+    src = list(xb) + x_free + [xc[yc.index(d)] for d in sorted(yc)]
+    out_sharding = None
+    if x.sharding is not None:
+        spec = x.sharding.spec._normalized(x_aval.ndim)
+        out_sharding = x.sharding.with_spec(P(*(spec[i] for i in src)))
     res = dot_general_p.bind(
         ct,
         y,
         dimension_numbers=dn,
         precision=precision,
         preferred_element_type=preferred,
-        out_sharding=None,
+        out_sharding=out_sharding,
     )
-    # res is laid out (batch, x's free dims, y's contracting dims in increasing order); the
-    # last group matches x's contracting dims pairwise.
-    src = list(xb) + x_free + [xc[yc.index(d)] for d in sorted(yc)]
     res = transpose(res, tuple(src.index(i) for i in range(x_aval.ndim)))
     if res.dtype != x_aval.dtype:
         res = convert_element_type(res, x_aval.dtype)
@@ -707,12 +715,10 @@ def _dot_general_transpose(
         raise NotImplementedError("dot_general transpose: both operands are linear inputs.")
     if ad.is_undefined_primal(lhs):
         ct_lhs = _dot_general_ct(
-            ct, rhs, lhs.aval, lc, rc, lb, rb, True, precision, preferred_element_type
+            ct, rhs, lhs, lc, rc, lb, rb, True, precision, preferred_element_type
         )
         return [ct_lhs, None]
-    ct_rhs = _dot_general_ct(
-        ct, lhs, rhs.aval, rc, lc, rb, lb, False, precision, preferred_element_type
-    )
+    ct_rhs = _dot_general_ct(ct, lhs, rhs, rc, lc, rb, lb, False, precision, preferred_element_type)
     return [None, ct_rhs]
 
 

@@ -28,8 +28,10 @@ from spmd._src.lax.utils import (
     check_dtype_kind,
     never_weak,
     numeric,
+    pp_sharding,
     standard_primitive,
 )
+from spmd._src.sharding import PartitionSpec as P
 from spmd._src.util import canonicalize_axis
 
 
@@ -77,6 +79,10 @@ def _reduce_batcher(prim):
         (x,), (d,) = vals, dims
         new_axes = tuple(a + (a >= d) for a in axes)
         out_d = d - sum(a < d for a in new_axes)
+        s = params.get("out_sharding")
+        if s is not None:  # the result's sharding gains the mapped dimension (unsharded)
+            spec = list(s.spec._normalized(x.ndim - 1 - len(axes)))
+            params = {**params, "out_sharding": s.with_spec(P(*spec[:out_d], None, *spec[out_d:]))}
         return prim.bind(x, axes=new_axes, **params), out_d
 
     return rule
@@ -119,8 +125,10 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     from spmd._src.lax import shape
 
     shape_in = x.aval.shape
-    kept = tuple(i for i in range(len(shape_in)) if i not in axes)
-    return [shape.broadcast_in_dim(ct, shape_in, kept)]
+    # NumPy integers, as JAX's rule computes them (its jaxprs print ``np.int64(1)``).
+    kept = tuple(np.delete(np.arange(len(shape_in)), axes)) if len(axes) < len(shape_in) else ()
+    # The cotangent takes the operand's sharding in type (Explicit axes), as in JAX.
+    return [shape.broadcast_in_dim(ct, shape_in, kept, out_sharding=x.sharding)]
 
 
 batching.primitive_batchers[reduce_sum_p] = _reduce_batcher(reduce_sum_p)
@@ -285,13 +293,24 @@ for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
     defjvp_zero(_p)
 
 
-# JAX prints out_sharding on reduce_sum only (the others hide it when it is None).
+# JAX prints out_sharding on reduce_sum only (the others hide it when it is None), on its
+# abstract mesh.
 def _hide_none_sharding(params):
-    return [(k, v) for k, v in sorted(params.items()) if not (k == "out_sharding" and v is None)]
+    return [
+        (k, pp_sharding(v) if k == "out_sharding" else v)
+        for k, v in sorted(params.items())
+        if not (k == "out_sharding" and v is None)
+    ]
 
 
 for _p in (reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p, reduce_xor_p):
     core.pp_param_rules[_p] = _hide_none_sharding
+core.pp_param_rules[reduce_sum_p] = lambda params: [
+    (k, pp_sharding(v) if k == "out_sharding" else v) for k, v in sorted(params.items())
+]
+# On Explicit mesh axes a reduction's result has the type its out_sharding asks for.
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p):
+    sharding_rules.sharding_params[_p] = "out_sharding"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -197,9 +197,10 @@ def deflinear(prim: core.Primitive, transpose_rule: Callable) -> None:
     ad.primitive_transposes[prim] = transpose_rule
 
 
-def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
+def unbroadcast(ct: Any, aval: ShapedArray, sharding: Any = None) -> Any:
     """Sum ``ct`` down to ``aval``'s shape (the transpose of lax's implicit broadcasting of
-    rank-0 operands and size-1 dimensions)."""
+    rank-0 operands and size-1 dimensions); ``sharding``: the operand's sharding in type
+    (Explicit mesh axes), which the summed cotangent is reshaped to, as in JAX."""
     from spmd._src.lax import reductions
 
     ct_shape = tuple(np.shape(ct))
@@ -209,7 +210,7 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
         return reductions.reduce_sum(ct, tuple(range(len(ct_shape))))
     axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_shape)) if a == 1 and b != 1)
     summed = reductions.reduce_sum(ct, axes)
-    return _shape().reshape(summed, aval.shape)
+    return _shape().reshape(summed, aval.shape, out_sharding=sharding)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,7 +242,9 @@ defbroadcasting(add_any_p)
 
 def _add_any_transpose(ct, x, y):
     def for_operand(a):
-        return unbroadcast(ct, a.aval if ad.is_undefined_primal(a) else core.get_aval(a))
+        if ad.is_undefined_primal(a):
+            return unbroadcast(ct, a.aval, a.sharding)
+        return unbroadcast(ct, core.get_aval(a))
 
     return [for_operand(x), for_operand(y)]
 

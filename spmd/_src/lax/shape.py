@@ -20,7 +20,14 @@ from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax.rules import bdim_at_front, deflinear, moveaxis
-from spmd._src.lax.utils import standard_primitive
+from spmd._src.lax.utils import pp_sharding, standard_primitive
+from spmd._src.sharding import (
+    NamedSharding,
+    PartitionSpec,
+    resolve_spec,
+    uneven_dims,
+    uneven_message,
+)
 from spmd._src.util import canonicalize_axis, prod
 
 
@@ -60,16 +67,53 @@ def _hide(*names: str, when_none: Sequence[str] = (), when_empty: Sequence[str] 
     return rule
 
 
+def _sharding_param(out_sharding: Any, name: str) -> Any:
+    """``out_sharding`` as the primitive's ``sharding`` parameter: None or a NamedSharding (a
+    PartitionSpec names axes of the mesh in context: ValueError without one, as JAX's)."""
+    if out_sharding is None or isinstance(out_sharding, NamedSharding):
+        return out_sharding
+    if isinstance(out_sharding, PartitionSpec):
+        return resolve_spec(out_sharding, f"lax.{name} out_sharding", ValueError)
+    raise TypeError(
+        f"lax.{name}: out_sharding must be a NamedSharding or a PartitionSpec, got "
+        f"{type(out_sharding).__name__}"
+    )
+
+
+def _batched_sharding(sharding: Any, ndim: int, x: Any) -> Any:
+    """A ``sharding`` parameter for the result of rank ``ndim`` with a leading mapped
+    dimension added, sharded as that of the batched operand ``x`` (its dimension 0), as in
+    JAX."""
+    if sharding is None:
+        return None
+    typed = sharding_rules.type_sharding(x)
+    lead = typed.spec._normalized(np.ndim(x))[0] if typed is not None else None
+    return sharding.with_spec(PartitionSpec(lead, *sharding.spec._normalized(ndim)))
+
+
+def _check_sharding_param(sharding: Any, shape: Sequence[int], name: str) -> None:
+    # The shards of the result a ``sharding`` parameter asks for must divide its dimensions.
+    if isinstance(sharding, NamedSharding):
+        if len(sharding.spec) > len(shape):
+            raise ValueError(
+                f"lax.{name}: out_sharding {sharding.spec} has {len(sharding.spec)} entries, "
+                f"but the result has rank {len(shape)} (shape {tuple(shape)})."
+            )
+        bad = uneven_dims(sharding, tuple(shape))
+        if bad:
+            raise ValueError(f"lax.{name}: {uneven_message(sharding, tuple(shape), bad)}")
+
+
 def _shape_primitive(name, shape_rule, impl, dtype_rule=_keep_dtype, weak=_same_weak):
     return standard_primitive(name, shape_rule, dtype_rule, impl, weak_type_rule=weak)
 
 
 # The reductions and elementwise modules import this one (through rules.py) to build their own
 # rules, so they are imported when a rule runs, not at import time.
-def _reduce_sum(x, axes: Sequence[int]):
+def _reduce_sum(x, axes: Sequence[int], out_sharding=None):
     from spmd._src.lax.reductions import reduce_sum
 
-    return reduce_sum(x, tuple(axes)) if axes else x
+    return reduce_sum(x, tuple(axes), out_sharding=out_sharding) if axes else x
 
 
 def _elementwise():
@@ -105,7 +149,10 @@ def broadcast_in_dim(
     ):
         return operand
     return broadcast_in_dim_p.bind(
-        operand, shape=shape, broadcast_dimensions=bd, sharding=out_sharding
+        operand,
+        shape=shape,
+        broadcast_dimensions=bd,
+        sharding=_sharding_param(out_sharding, "broadcast_in_dim"),
     )
 
 
@@ -133,6 +180,7 @@ def _broadcast_in_dim_shape(x, *, shape, broadcast_dimensions, sharding):
                 f"broadcast_in_dim: operand dimension {i} has size {x.shape[i]}, which cannot "
                 f"broadcast to size {shape[d]} of result dimension {d} (shape {shape})."
             )
+    _check_sharding_param(sharding, shape, "broadcast_in_dim")
     return shape
 
 
@@ -147,8 +195,9 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
 broadcast_in_dim_p = _shape_primitive(
     "broadcast_in_dim", _broadcast_in_dim_shape, _broadcast_in_dim_impl
 )
+# JAX prints neither the shape nor the sharding (the result's type shows both).
 core.pp_param_rules[broadcast_in_dim_p] = _hide(
-    "shape", when_none=("sharding",), when_empty=("broadcast_dimensions",)
+    "shape", "sharding", when_empty=("broadcast_dimensions",)
 )
 
 
@@ -158,6 +207,7 @@ def _broadcast_in_dim_vmap(axis_data, vals, dims, *, shape, broadcast_dimensions
     out_shape = (x.shape[0], *shape)
     # NumPy arithmetic, as JAX's rule: printed programs show np.int64 dimensions.
     bd = (0, *np.add(1, broadcast_dimensions, dtype=np.int64)) if broadcast_dimensions else (0,)
+    sharding = _batched_sharding(sharding, len(shape), x)
     return broadcast_in_dim_p.bind(
         x, shape=out_shape, broadcast_dimensions=bd, sharding=sharding
     ), 0
@@ -169,7 +219,10 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding)
     # dimensions and expanded unit dimensions), then put the unit dimensions back.
     unit = [i for i, s in enumerate(in_shape) if s == 1]
     kept = [b for i, b in enumerate(broadcast_dimensions) if i not in unit]
-    summed = _reduce_sum(ct, [i for i in range(len(shape)) if i not in kept])
+    # The cotangent takes the operand's sharding in type (Explicit axes), as in JAX.
+    summed = _reduce_sum(
+        ct, [i for i in range(len(shape)) if i not in kept], None if unit else x.sharding
+    )
     return [expand_dims(summed, unit) if unit else summed]
 
 
@@ -185,6 +238,7 @@ def _broadcast_in_dim_sharding(specs, avals, *, shape, broadcast_dimensions, sha
 
 
 sharding_rules.sharding_rules[broadcast_in_dim_p] = _broadcast_in_dim_sharding
+sharding_rules.sharding_params[broadcast_in_dim_p] = "sharding"
 
 
 def _broadcast_in_dim_backward(want, in_avals, out_aval, *, shape, broadcast_dimensions, **_):
@@ -250,7 +304,8 @@ def reshape(
         dims = None
     if dims is None and tuple(np.shape(operand)) == new_sizes:
         return operand
-    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=out_sharding)
+    sharding = _sharding_param(out_sharding, "reshape")
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=sharding)
 
 
 def _reshape_shape(x, *, new_sizes, dimensions, sharding):
@@ -266,6 +321,7 @@ def _reshape_shape(x, *, new_sizes, dimensions, sharding):
             f"reshape dimensions must be a permutation of the operand dimensions, got "
             f"{dimensions} for shape {x.shape}."
         )
+    _check_sharding_param(sharding, new_sizes, "reshape")
     return new_sizes
 
 
@@ -276,6 +332,9 @@ def _reshape_impl(x, *, new_sizes, dimensions, sharding):
 
 
 reshape_p = _shape_primitive("reshape", _reshape_shape, _reshape_impl)
+core.pp_param_rules[reshape_p] = lambda params: [
+    (k, pp_sharding(v) if k == "sharding" else v) for k, v in sorted(params.items())
+]
 
 
 def _reshape_vmap(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
@@ -283,6 +342,7 @@ def _reshape_vmap(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
     x = moveaxis(x, d, 0)
     if dimensions is not None:
         dimensions = (0, *(p + 1 for p in dimensions))
+    sharding = _batched_sharding(sharding, len(new_sizes), x)
     out = reshape_p.bind(
         x, new_sizes=(x.shape[0], *new_sizes), dimensions=dimensions, sharding=sharding
     )
@@ -292,7 +352,8 @@ def _reshape_vmap(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
 def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
     shape = x.aval.shape
     if dimensions is None:
-        return [reshape(ct, shape)]
+        # The cotangent takes the operand's sharding in type (Explicit axes), as in JAX.
+        return [reshape(ct, shape, out_sharding=x.sharding)]
     # Undo the reshape into the transposed layout, then the transposition.
     back = reshape(ct, tuple(shape[p] for p in dimensions))
     return [transpose(back, tuple(np.argsort(dimensions)))]
@@ -355,6 +416,7 @@ sharding_rules.backward_rules[reshape_p] = lambda want, in_avals, out_aval, **_:
     + [None] * (len(in_avals) - 1)
 )
 sharding_rules.explicit_rules[reshape_p] = _reshape_sharding_explicit
+sharding_rules.sharding_params[reshape_p] = "sharding"
 deflinear(reshape_p, _reshape_transpose)
 
 

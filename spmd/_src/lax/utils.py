@@ -223,3 +223,24 @@ def binop(
     # Comparisons keep weak types too: JAX gives a weak bool when both operands are weak.
     weak = None
     return standard_primitive(name, shape_rule, dtype_rule, impl, weak_type_rule=weak)
+
+
+class _Shown:
+    """A parameter value printed as given text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def pp_sharding(sharding: Any) -> Any:
+    """A sharding parameter as JAX's jaxprs print it: a NamedSharding on its abstract mesh
+    (no memory kind), the spec as given."""
+    mesh = getattr(sharding, "mesh", None)
+    if mesh is not None and hasattr(mesh, "abstract_mesh") and hasattr(sharding, "spec"):
+        return _Shown(f"NamedSharding(mesh={mesh.abstract_mesh!r}, spec={sharding.spec})")
+    return sharding

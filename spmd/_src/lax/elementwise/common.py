@@ -56,7 +56,9 @@ def _unbroadcast_ct(ct, x):
     """The cotangent for operand ``x`` (a value or UndefinedPrimal) of a broadcasting op."""
     if ct is None or type(ct) is ad.Zero:
         return ct
-    return unbroadcast(ct, x.aval if ad.is_undefined_primal(x) else core.get_aval(x))
+    if ad.is_undefined_primal(x):
+        return unbroadcast(ct, x.aval, x.sharding)
+    return unbroadcast(ct, core.get_aval(x))
 
 
 __all__ = []
