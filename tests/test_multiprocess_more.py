@@ -53,7 +53,7 @@ def runs(tmp_path_factory):
 @needs_mpi
 def test_results_have_one_process_bits(runs):
     one = runs[1][0]
-    assert len(one) == 39
+    assert len(one) == 40
     assert runs[2][0] == one
     assert runs[4][0] == one
 
@@ -123,6 +123,12 @@ def test_the_examples_of_jax_multiprocess_docs(runs, n):
         kind, addressable, loss = out["docs_loss"]
         assert (kind, addressable) == (("Array", True) if n == 1 else ("GlobalArray", False))
         assert loss == pytest.approx(0.4905625581741333, abs=0)
+        if n > 1:
+            kind, msg = out["local_data_wrong"]
+            assert kind == "ValueError"
+            assert "In dimension 0, the process data has 3 elements; this process addresses " \
+                f"{16 // n} elements" in msg  # fmt: skip
+            assert out["local_data_uneven"][0] == "IndivisibleError"
         # Scalars are stacked, with tiled or not (in one process a tiled scalar stays one).
         stacked = [float(2 * p + 1) for p in range(n)]
         assert out["allgather_scalars"] == [stacked, 0 if n == 1 else list(range(n))]

@@ -62,7 +62,7 @@ def _check_even(sharding: Sharding, shape: tuple, who: str) -> None:
         try:
             check_divisible(sharding, shape)
         except ValueError as e:
-            raise ValueError(
+            raise type(e)(
                 f"{who}: {e} (uneven shards are not supported across processes yet)"
             ) from None
 
@@ -200,12 +200,18 @@ def make_from_process_local_data(
     lo = [min(idx[d].indices(shape[d])[0] for idx in imap.values()) for d in range(n_dims)]
     hi = [max(idx[d].indices(shape[d])[1] for idx in imap.values()) for d in range(n_dims)]
     box = tuple(h - low for low, h in zip(lo, hi))
-    if data.shape != box:
-        raise ValueError(
-            f"make_array_from_process_local_data: this process's devices hold the part "
-            f"{tuple(slice(a, b) for a, b in zip(lo, hi))} of the global shape {shape}, of "
-            f"shape {box}, but local_data has shape {data.shape}"
-        )
+    for d, (n, b) in enumerate(zip(data.shape, box)):
+        # A dimension of local_data is either this process's part or the whole dimension (of
+        # which the process takes its part), as in JAX.
+        if n == shape[d] and n != b:
+            lo[d] = 0
+        elif n != b:
+            raise ValueError(
+                "make_array_from_process_local_data: invalid host data, each dimension should "
+                f"match either the global or the process shape. In dimension {d}, the process "
+                f"data has {n} elements; this process addresses {b} elements (the part "
+                f"{slice(lo[d], hi[d])}) and global_shape={shape}."
+            )
 
     def cb(idx):
         return data[

@@ -127,6 +127,11 @@ gb = jax.make_array_from_process_local_data(s1, mine)
 loss = jax.jit(lambda b: jnp.mean(jnp.sin(b) ** 2))(gb)
 out["docs_loss"] = [type(loss).__name__, loss.is_fully_addressable, float(loss)]
 record("docs_loss", loss)
+# local_data may hold a dimension whole (each process takes its part), as JAX allows.
+record("local_data_whole", jax.make_array_from_process_local_data(s1, batch, batch.shape))
+error("local_data_wrong", lambda: jax.make_array_from_process_local_data(s1, batch[:3], (16, 3)))
+uneven = batch[me * 5 // count : (me + 1) * 5 // count]
+error("local_data_uneven", lambda: jax.make_array_from_process_local_data(s1, uneven, (5, 3)))
 out["allgather_scalars"] = [mhu.process_allgather(np.float32(me * 2 + 1)).tolist(),
                             mhu.process_allgather(np.int32(me), tiled=True).tolist()]  # fmt: skip
 
