@@ -126,3 +126,18 @@ def test_grad_seed_is_resharded_under_an_explicit_mesh_in_context():
     )
     assert g.sharding.spec == P("x", "y")
     np.testing.assert_array_equal(np.asarray(g), 2 * np.arange(32, dtype=np.float32).reshape(8, 4))
+
+
+def test_vmap_of_inputs_mapped_along_differently_sharded_dimensions_raises():
+    ns = _ns()
+    a = spmd.device_put(np.ones((8, 4), np.float32), ns.named(P("x", None)))
+    b = spmd.device_put(np.ones((8, 4), np.float32), ns.named(P(("x", "y"))))
+    with pytest.raises(ValueError, match=r"vmap: .*inconsistent axis specs: x vs \('x', 'y'\)"):
+        spmd.vmap(lambda d: d["a"] + d["b"])({"a": a, "b": b})
+    with pytest.raises(ValueError, match=r"vmap: .*inconsistent axis specs: x vs None"):
+        spmd.vmap(lambda r, c: r + c)(a, np.ones((8, 4), np.float32))
+    # Unmapped inputs are not compared; unplaced inputs alone are not typed at all.
+    out = spmd.vmap(lambda r, c: r + c, in_axes=(0, None))(a, np.ones(4, np.float32))
+    assert str(spmd.typeof(out)) == "float32[8@x,4]"
+    out = spmd.vmap(lambda r, c: r + c)(np.ones((8, 4), "f4"), np.ones((8, 4), "f4"))
+    assert out.shape == (8, 4)

@@ -16,9 +16,10 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src import tree_util as tu
-from spmd._src.interpreters import batching
+from spmd._src.interpreters import batching, sharding_rules
 from spmd._src.lax import rules as lax_rules
 from spmd._src.lax import shape as lax_shape
+from spmd._src.sharding import spec_axes
 
 
 def _fun_name(fun: Callable) -> str:
@@ -135,6 +136,27 @@ def _axis_size(leaves, axes, descs, axis_size) -> int:
     )
 
 
+def _check_mapped_shardings(leaves, axes) -> None:
+    """On Explicit mesh axes the mapped dimensions of the mapped inputs must be sharded alike
+    (the results' mapped dimension takes that sharding): ValueError otherwise, as in JAX. An
+    unplaced input's is unsharded (None)."""
+    entries = []
+    for x, d in zip(leaves, axes):
+        if d is not None:
+            s = sharding_rules.type_sharding(x)
+            entries.append(None if s is None else s.spec._normalized(np.ndim(x))[d])
+    if not any(e is not None for e in entries):
+        return  # nothing typed: the common case, and no mesh involved
+    first = entries[0]
+    for e in entries[1:]:
+        if spec_axes(e) != spec_axes(first):
+            raise ValueError(
+                "vmap: the mapped dimensions of its inputs must be sharded alike on Explicit "
+                f"mesh axes (the mapped dimension of the results takes that sharding); got "
+                f"inconsistent axis specs: {first} vs {e}"
+            )
+
+
 def vmap(
     fun: Callable,
     in_axes: Any = 0,
@@ -172,6 +194,7 @@ def vmap(
             for x, d, desc in zip(leaves, axes, descs)
         ]
         size = _axis_size(leaves, axes, descs, axis_size)
+        _check_mapped_shardings(leaves, axes)
         out_box = []
 
         def flat_fun(*flat):

@@ -119,6 +119,19 @@ CASES = {
         ),
         [("y", None)],
     ),
+    # vmap: the mapped dimensions must be sharded alike (ValueError otherwise).
+    "vmap_mapped_alike": (
+        lambda ns: ns.jax.vmap(lambda r, c: r + c, in_axes=(0, 1)),
+        [("x", "y"), (None, "x")],
+    ),
+    "vmap_mapped_differ": (
+        lambda ns: ns.jax.vmap(lambda r, c: r + c, in_axes=(0, 1)),
+        [("x", None), (None, "y")],
+    ),
+    "vmap_mapped_unsharded": (
+        lambda ns: ns.jax.vmap(lambda r, c: r + c, in_axes=(0, 1)),
+        [(None, "y"), ("y", "x")],
+    ),
     "grad_sum": (_grad(lambda ns, a: a.sum()), [("x", "y")]),
     "grad_sum_replicated": (_grad(lambda ns, a: a.sum()), [(None, None)]),
     "grad_mul": (_grad(lambda ns, a: (a * a).sum()), [("x", "y")]),
