@@ -53,7 +53,7 @@ def runs(tmp_path_factory):
 @needs_mpi
 def test_results_have_one_process_bits(runs):
     one = runs[1][0]
-    assert len(one) == 40
+    assert len(one) == 41
     assert runs[2][0] == one
     assert runs[4][0] == one
 
@@ -161,7 +161,7 @@ def test_device_put_pickle_and_device_get_rules(runs, n):
         kind, msg = out["put_differs"]
         assert kind == "AssertionError"
         assert "passed to device_put is not the same on each process" in msg
-        assert f"processes {list(range(1, n))} hold values that differ" in msg
+        assert f"processes {list(range(1, n))} passed values that differ" in msg
         assert out["put_to_device"][0] == "ValueError"
         assert "the first must be a fully addressable Array" in out["put_to_device"][1]
         assert out["put_to_local_sharding"][0] == "NotImplementedError"

@@ -173,6 +173,8 @@ record("explicit_reshard_jit", Rj)
 spread = jax.device_put(V, NamedSharding(mesh2, P("x", "y")))
 rep = jax.device_put(V, NamedSharding(mesh2, P()))
 error("put_differs", lambda: jax.device_put(np.float32(me), NamedSharding(mesh1, P())))
+# Equal NaNs are equal (JAX's check compares with ==, which refuses any NaN).
+record("put_nan", jax.device_put(np.array([np.nan, 1.0], np.float32), NamedSharding(mesh1, P())))
 error("put_to_device", lambda: jax.device_put(spread, jax.local_devices()[0]))
 error("put_to_local_sharding",
       lambda: jax.device_put(spread, SingleDeviceSharding(jax.local_devices()[0])))  # fmt: skip
