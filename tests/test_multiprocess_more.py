@@ -175,6 +175,7 @@ def test_device_put_pickle_and_device_get_rules(runs, n):
         assert out["eager_committed"][0] == "ValueError"
         assert out["eager_committed"][1].startswith("Received incompatible devices for add")
         assert out["repr_spread"] == ["Array(shape=(8, 8), dtype=float32)"] * 2
+        assert out["jit_token"] == ["GlobalArray", "Token"]
         assert out["pickle_replicated"] is True
         assert out["device_get_replicated"] == "ndarray"
 

@@ -409,6 +409,11 @@ def call_jit(wrapped: Any, entry: Any, leaves: list, kwargs: dict) -> Any:
     for o, w in zip(outs, entry.out_weak):
         if o.aval.weak_type != w:
             o.aval = ShapedArray(o.aval.shape, o.aval.dtype, w)
+    if entry.token_outs:
+        from spmd._src.lax.tokens import Token
+
+        for i in entry.token_outs:
+            outs[i] = Token()  # (as jit's results in one process: new tokens, no data)
     return entry.out_tree.unflatten(outs)
 
 

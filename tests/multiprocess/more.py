@@ -197,6 +197,8 @@ record("jit_mixed_sum", mixed[0])
 record("jit_mixed_ones", mixed[2])
 donated = jax.jit(lambda a: a + 1, donate_argnums=0)(jax.device_put(V, s1))
 record("jit_donate", donated)
+tok = jax.jit(lambda a, t: (a * 2, t))(spread, jax.lax.create_token())
+out["jit_token"] = [type(v).__name__ for v in tok]
 ready = jax.block_until_ready({"a": spread, "k": K})
 out["block_until_ready"] = [type(ready["a"]).__name__, type(ready["k"]).__name__]
 
