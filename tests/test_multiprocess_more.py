@@ -107,6 +107,8 @@ def test_host_local_and_global_arrays(runs, n):
         assert "pytree prefix of the inputs" in out["h2g_prefix"][1]
         assert out["h2g_indivisible"][0] == "IndivisibleError"
         assert "input of shape (3, 3)" in out["h2g_indivisible"][1]
+        kind, msg = out["h2g_not_contiguous"]
+        assert kind == "ValueError" and f"the devices of process {r} do not form a" in msg
         assert out["h2g_rank"] == [
             "ValueError",
             "host_local_array_to_global_array: the PartitionSpec P('x', 'y') has 2 entries, "
@@ -119,7 +121,12 @@ def test_host_local_and_global_arrays(runs, n):
 def test_the_examples_of_jax_multiprocess_docs(runs, n):
     for out in runs[n][1]:
         # pmap over every device of the job: each process gets its own devices' part.
-        assert out["pmap_psum"] == ["Array", [8.0] * (8 // n)]
+        assert out["pmap_psum"] == [
+            "Array",
+            [8.0] * (8 // n),
+            f"NamedSharding(mesh=Mesh('i': {8 // n}, axis_types=(Auto,)), spec=P('i',), "
+            "memory_kind=device)",
+        ]
         kind, addressable, loss = out["docs_loss"]
         assert (kind, addressable) == (("Array", True) if n == 1 else ("GlobalArray", False))
         assert loss == pytest.approx(0.4905625581741333, abs=0)

@@ -222,21 +222,17 @@ def _with_specs(tree: Any, pspecs: Any, fn: str) -> tuple:
 def _local_mesh(mesh: Any, fn: str) -> Any:
     """The sub-mesh of this process's devices (JAX's ``mesh.local_mesh``): they must fill a
     box of the mesh's device array."""
-    from spmd._src.mesh import Mesh
+    from spmd._src.multiprocess import local_mesh  # lazy: runs programs (above us)
 
-    me = backends.world().rank
-    mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(mesh.devices)
-    where = np.nonzero(mine)
-    if not where[0].size:
-        raise ValueError(f"{fn}: the mesh {mesh} has no device of process {me}")
-    box = tuple(slice(int(w.min()), int(w.max()) + 1) for w in where)
-    if not mine[box].all():
+    local = local_mesh(mesh)
+    if local is None:
+        me = backends.world().rank
         raise ValueError(
             f"{fn}: the devices of process {me} do not form a contiguous sub-box of the mesh "
             f"{mesh} (device ids {mesh.device_ids.tolist()}); use jax.make_array_from_callback "
             "or make_array_from_single_device_arrays for such meshes."
         )
-    return Mesh(mesh.devices[box], mesh.axis_names, axis_types=mesh.axis_types)
+    return local
 
 
 def _factors(mesh: Any, local: Any, spec: Any, ndim: int, fn: str) -> list[int]:

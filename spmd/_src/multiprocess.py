@@ -36,6 +36,7 @@ __all__ = [
     "call_jit",
     "gather_global",
     "globalize",
+    "local_mesh",
     "local_part",
     "make_from_callback",
     "make_from_process_local_data",
@@ -228,9 +229,27 @@ def make_from_process_local_data(
     return make_from_callback(shape, sharding, cb, data.dtype)
 
 
+def local_mesh(mesh: Any) -> Any:
+    """The sub-mesh of this process's devices (JAX's ``mesh.local_mesh``), or None when they
+    do not fill a box of the mesh's device array (or the mesh has none of them)."""
+    from spmd._src.mesh import Mesh
+
+    me = backends.world().rank
+    mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(mesh.devices)
+    where = np.nonzero(mine)
+    if not where[0].size:
+        return None
+    box = tuple(slice(int(w.min()), int(w.max()) + 1) for w in where)
+    if not mine[box].all():
+        return None
+    return Mesh(mesh.devices[box], mesh.axis_names, axis_types=mesh.axis_types)
+
+
 def local_part(x: Any) -> Any:
     """This process's part of ``x``: the box its devices' shards span (the whole value when
-    they cover it), as an Array on those devices."""
+    they cover it), as an Array on those devices (placed by the same spec on this process's
+    sub-mesh, as JAX's pmap results and ``global_array_to_host_local_array`` are, where the
+    devices form one)."""
     if type(x) is not GlobalArray:
         return x
     imap = x._sharding.addressable_devices_indices_map(x.shape)
@@ -240,7 +259,9 @@ def local_part(x: Any) -> Any:
     for d, idx in imap.items():
         out[tuple(slice(s.indices(n)[0] - a, s.indices(n)[1] - a)
                   for s, n, a in zip(idx, x.shape, lo))] = x._blocks[d]  # fmt: skip
-    return Array(out, x.weak_type)
+    s = x._sharding
+    sub = local_mesh(s.mesh) if isinstance(s, NamedSharding) else None
+    return Array(out, x.weak_type, None if sub is None else NamedSharding(sub, s.spec))
 
 
 def gather_global(x: GlobalArray) -> np.ndarray:

@@ -114,12 +114,16 @@ error("h2g_none", lambda: mhu.host_local_array_to_global_array(V, mesh2, None))
 error("h2g_prefix", lambda: mhu.host_local_array_to_global_array((V, V), mesh2, (P(),)))
 error("h2g_indivisible", lambda: mhu.host_local_array_to_global_array(np.ones((3, 3)), mesh2,
                                                                        P(None, "y")))  # fmt: skip
+k = jax.local_device_count()
+interleaved = jax.sharding.Mesh(np.array(sorted(jax.devices(), key=lambda d: (d.id % k, d.id))),
+                                ("x",))  # fmt: skip
+error("h2g_not_contiguous", lambda: mhu.host_local_array_to_global_array(V, interleaved, P()))
 error("h2g_rank", lambda: mhu.host_local_array_to_global_array(np.ones(4), mesh2, P("x", "y")))
 
 # -- 3. the examples of JAX's multi-process docs ---------------------------------------------------
 xs = jnp.ones(jax.local_device_count())
 r = jax.pmap(lambda x: jax.lax.psum(x, "i"), axis_name="i")(xs)
-out["pmap_psum"] = [type(r).__name__, np.asarray(r).tolist()]
+out["pmap_psum"] = [type(r).__name__, np.asarray(r).tolist(), str(r.sharding)]
 record("pmap_psum", r)  # each process's part, gathered in process order
 batch = np.arange(16 * 3, dtype=np.float32).reshape(16, 3)
 mine = batch[me * 16 // count : (me + 1) * 16 // count]  # this process's rows of the batch
