@@ -181,9 +181,12 @@ class _CacheEntry:
         self.typed = typed
         self.out_tree = out_tree
         self.in_tree = in_tree
-        # Programs with sharding constraints give their results shardings even when their
-        # inputs have none.
-        self.constrained = sharding_rules.has_constraints(jaxpr.jaxpr)
+        # Programs with sharding constraints, or closing over arrays with shardings in their
+        # types (Explicit mesh axes), give their results shardings even when their inputs have
+        # none (such calls take the general path, which places results).
+        self.constrained = sharding_rules.has_constraints(jaxpr.jaxpr) or any(
+            v.sharding is not None for v in jaxpr.jaxpr.constvars
+        )
         # Input shardings -> output shardings, filled as calls come (see _attach_out_shardings).
         self.out_shardings: dict = {}
         # The argument shardings of the last placed call on the fast path, with its result

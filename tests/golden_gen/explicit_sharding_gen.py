@@ -108,6 +108,13 @@ def program(ns, say) -> None:
         except TypeError as e:
             say("fori carry", str(e).split("\n")[2])
 
+        # Results computed from closed-over placed arrays alone (the argument unused or
+        # unplaced, or none) have those arrays' types and are placed so.
+        say("closed", jax.typeof(jax.jit(lambda x: xs * 2)(1.0)))
+        say("closed none", jax.jit(lambda: xs.sum())().sharding.spec)
+        say("closed used", jax.jit(lambda x: xs.T * x)(2.0).sharding.spec)
+        say("closed unused", jax.jit(lambda x: xs + 1)(arg0).sharding.spec)
+
 
 def main() -> None:
     os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
