@@ -113,6 +113,10 @@ CASES = {
     "transpose_replicated": (lambda ns: lambda a: a.T * 3, [(None, "y")]),
     "broadcast_in_dim_out_sharding": (_broadcast_in_dim_out_sharding, [("x", "y")]),
     "reshape_out_sharding": (_reshape_out_sharding, [("x", "y")]),
+    "jnp_reshape_out_sharding": (
+        lambda ns: lambda a: ns.jnp.reshape(a, (4, 8), out_sharding=ns.named(ns.P(None, "x"))),
+        [("x", "y")],
+    ),
     "vmap_broadcast_in_dim_out_sharding": (
         lambda ns: ns.jax.vmap(
             lambda r: ns.lax.broadcast_in_dim(r, (2, 4), (1,), out_sharding=ns.named(ns.P("x")))

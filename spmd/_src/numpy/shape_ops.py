@@ -23,6 +23,8 @@ from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.sharding import apply_out_sharding
+from spmd._src.mesh import AxisType, get_mesh
 from spmd._src.numpy.array_constructors import asarray
 from spmd._src.numpy.util import (
     _axes_tuple,
@@ -37,6 +39,7 @@ from spmd._src.numpy.util import (
     promote_dtypes,
     with_out_sharding,
 )
+from spmd._src.sharding import NamedSharding, PartitionSpec
 from spmd._src.util import prod
 
 # ---------------------------------------------------------------------------------------------
@@ -67,8 +70,19 @@ def _reshape_sizes(a_shape: tuple[int, ...], newshape: Any, fn: str) -> tuple[in
     return dims
 
 
+def _typed_out_sharding(out_sharding: Any) -> Any:
+    """``out_sharding`` if it is a sharding in types (a NamedSharding, or a PartitionSpec of
+    the mesh in context, whose mesh axes are all Explicit); None otherwise."""
+    s = out_sharding
+    if isinstance(s, PartitionSpec):
+        mesh = get_mesh()
+        s = NamedSharding(mesh, s) if mesh is not None else None
+    if isinstance(s, NamedSharding) and all(t == AxisType.Explicit for t in s.mesh.axis_types):
+        return s
+    return None
+
+
 @over_key_data("jnp.reshape")
-@with_out_sharding("jnp.reshape")
 def reshape(
     a: Any, shape: Any = None, order: str = "C", *, copy: bool | None = None, out_sharding=None
 ) -> Any:
@@ -83,6 +97,15 @@ def reshape(
         raise TypeError("reshape: the new shape must be given")
     a = asarray(a)
     dims = _reshape_sizes(tuple(a.shape), shape, "reshape")
+    typed = _typed_out_sharding(out_sharding) if order == "C" else None
+    if typed is not None:
+        # The reshape's own sharding parameter types the result, as in JAX (its shape rule
+        # checks that the shards divide).
+        return lax_shape.reshape(a, dims, out_sharding=typed)
+    return apply_out_sharding(_reshape(a, dims, order), out_sharding, "jnp.reshape")
+
+
+def _reshape(a, dims, order):
     if order == "C":
         return lax_shape.reshape(a, dims)
     if order == "F":
