@@ -14,10 +14,10 @@ is made anew for each use (JAX caches the traces of a custom function by identit
 
 Recorded per case: the set of ``tag:type`` seen while tracing ``make_jaxpr(f)`` (sorted: JAX
 traces a custom_jvp function's primal body only where it stages it, spmd also under
-differentiation, so the order and count differ, not the types), the jaxpr text (not for the
-derivative programs: JAX's grad seeds its cotangent with a ``reshard`` equation, and its
-transposes give each cotangent its operand's type with ``reshape`` equations, which spmd's do
-not print), and the types of ``jit(f)``'s results; or the error's class name.
+differentiation, so the order and count differ, not the types), the jaxpr text (derivative
+programs too: grad seeds its cotangent with a ``reshard`` equation, and transposes give each
+cotangent its operand's type, with ``reshape`` equations where needed; three cases excepted,
+see CASES), and the types of ``jit(f)``'s results; or the error's class name.
 """
 
 from __future__ import annotations
@@ -330,31 +330,34 @@ def _linear_call_grad(ns):
 
 
 # name -> (program(ns), input specs of float32[8,4] arrays (a "w" spec marks float32[4,4]),
-# whether it is a derivative program, whose jaxpr text is not recorded)
+# whether its jaxpr text is not recorded: three derivative programs whose text differs from
+# spmd's in ways outside sharding in types' reach so far (JAX types the zero a custom_jvp
+# rule's missing tangent becomes; vmap of x[0] is a gather in JAX, a slice in spmd, with
+# NumPy-integer axes; a remat policy's saved residuals come in another order))
 CASES = {
     "jvp_primal": (_jvp_primal, [("x", None), (None, "y")], False),
     "jvp_jvp": (_jvp_jvp, [("x", None)], False),
-    "jvp_grad": (_jvp_grad, [("x", None), ("x", None)], True),
+    "jvp_grad": (_jvp_grad, [("x", None), ("x", None)], False),
     "jvp_vmap": (_jvp_vmap, [("x", None), ("x", "y")], False),
     "jvp_closure": (_jvp_closure, [("x", None)], False),
     "jvp_closure_grad": (_jvp_closure_grad, [("x", None)], True),
-    "jvp_nondiff_grad": (_jvp_nondiff, [("x", None)], True),
+    "jvp_nondiff_grad": (_jvp_nondiff, [("x", None)], False),
     "jvp_ambiguous": (_jvp_ambiguous, [("x", "y"), ("w", "y", None)], False),
-    "jvp_rule_ambiguous": (_jvp_rule_ambiguous, [("x", "y"), ("w", "y", None)], True),
+    "jvp_rule_ambiguous": (_jvp_rule_ambiguous, [("x", "y"), ("w", "y", None)], False),
     "vjp_primal": (_vjp_primal, [("x", None)], False),
-    "vjp_grad": (_vjp_grad, [("x", None)], True),
+    "vjp_grad": (_vjp_grad, [("x", None)], False),
     "vjp_vmap": (_vjp_vmap, [(None, "y")], False),
     "vjp_vmap_grad": (_vjp_vmap_grad, [("x", None)], True),
     "vjp_closure": (_vjp_closure, [("x", None)], False),
-    "vjp_closure_grad": (_vjp_closure_grad, [(None, "y")], True),
+    "vjp_closure_grad": (_vjp_closure_grad, [(None, "y")], False),
     # bwd's cotangent float32[8@x,4@y] for an input float32[8@x,4]: JAX's ValueError.
-    "vjp_bwd_type_error": (_vjp_closure_grad, [("x", None)], True),
+    "vjp_bwd_type_error": (_vjp_closure_grad, [("x", None)], False),
     "vjp_ambiguous": (_vjp_ambiguous, [("x", "y"), ("w", "y", None)], False),
-    "vjp_bwd_ambiguous": (_vjp_bwd_ambiguous, [("x", "y"), ("w", "y", None)], True),
+    "vjp_bwd_ambiguous": (_vjp_bwd_ambiguous, [("x", "y"), ("w", "y", None)], False),
     "remat": (_remat, [("x", None)], False),
     "remat_jvp": (_remat_jvp, [("x", None)], False),
     "remat_vmap": (_remat_vmap, [("x", None)], False),
-    "remat_grad": (_remat_grad, [("x", None)], True),
+    "remat_grad": (_remat_grad, [("x", None)], False),
     "remat_policy_grad": (_remat_policy_grad, [("x", None)], True),
     "custom_vmap": (_custom_vmap, [("x", None)], False),
     "custom_vmap_vmap": (_custom_vmap_vmap, [("x", None)], False),
@@ -362,10 +365,10 @@ CASES = {
     "named_call_jit": (_named_call_jit, [("x", None)], False),
     "custom_vmap_jvp": (_custom_vmap_jvp, [("x", None), (None, "y")], False),
     "custom_gradient": (_custom_gradient, [("x", None)], False),
-    "custom_gradient_grad": (_custom_gradient_grad, [("x", "y")], True),
+    "custom_gradient_grad": (_custom_gradient_grad, [("x", "y")], False),
     "closure_convert": (_closure_convert, [("x", None)], False),
     "linear_call": (_linear_call, [("x", None)], False),
-    "linear_call_grad": (_linear_call_grad, [(None, "y")], True),
+    "linear_call_grad": (_linear_call_grad, [(None, "y")], False),
 }
 
 
@@ -392,14 +395,14 @@ def setup(ns, np):
 
 
 def run_case(ns, name: str, arrays) -> dict:
-    make, _, grad = CASES[name]
+    make, _, no_text = CASES[name]
     ns.seen = []
     try:
         text = str(ns.jax.make_jaxpr(make(ns))(*arrays))
     except Exception as e:  # noqa: BLE001 - the error is the golden value
         return {"error": type(e).__name__}
     rec = {"seen": sorted(set(ns.seen))}
-    if not grad:
+    if not no_text:
         rec["jaxpr"] = text
     ns.seen = []
     # Run under the mesh: JAX asks for it to run some of these programs.

@@ -547,6 +547,13 @@ ad.primitive_jvps[custom_lin_p] = _custom_lin_jvp
 ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 dispatch.compile_rules[custom_lin_p] = _custom_lin_compile
 core.pp_param_rules[custom_lin_p] = _custom_lin_pp
+# Its tangents have the primal outputs' types (Explicit mesh axes), whatever its operands' are
+# (a primitive without a rule would type them replicated; transposes retype cotangents to the
+# types their operands have, so those must be right).
+sharding_rules.sets_sharding.add(custom_lin_p)
+sharding_rules.sharding_rules[custom_lin_p] = lambda specs, avals, *, out_types, **_: list(
+    out_types
+)
 
 
 __all__ = [

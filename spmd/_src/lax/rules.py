@@ -205,7 +205,8 @@ def unbroadcast(ct: Any, aval: ShapedArray, sharding: Any = None) -> Any:
 
     ct_shape = tuple(np.shape(ct))
     if ct_shape == aval.shape:
-        return ct
+        # Typed otherwise than the operand: a reshape retypes it (none if it is so typed).
+        return ct if sharding is None else _shape().reshape(ct, ct_shape, out_sharding=sharding)
     if not aval.shape:
         return reductions.reduce_sum(ct, tuple(range(len(ct_shape))))
     axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_shape)) if a == 1 and b != 1)

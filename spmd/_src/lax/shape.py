@@ -91,6 +91,14 @@ def _batched_sharding(sharding: Any, ndim: int, x: Any) -> Any:
     return sharding.with_spec(PartitionSpec(lead, *sharding.spec._normalized(ndim)))
 
 
+def _typed_as(x: Any, sharding: NamedSharding) -> bool:
+    """Whether ``x``'s sharding in type (unsharded if none) is ``sharding``."""
+    n = np.ndim(x)
+    have = sharding_rules.type_sharding(x)
+    have_spec = have.spec._normalized(n) if have is not None else (None,) * n
+    return have_spec == sharding.spec._normalized(n)
+
+
 def _check_sharding_param(sharding: Any, shape: Sequence[int], name: str) -> None:
     # The shards of the result a ``sharding`` parameter asks for must divide its dimensions.
     if isinstance(sharding, NamedSharding):
@@ -302,9 +310,10 @@ def reshape(
     dims = None if dimensions is None else _ints(dimensions)
     if dims is not None and dims == tuple(range(len(dims))):
         dims = None
-    if dims is None and tuple(np.shape(operand)) == new_sizes:
-        return operand
     sharding = _sharding_param(out_sharding, "reshape")
+    if dims is None and tuple(np.shape(operand)) == new_sizes:
+        if sharding is None or _typed_as(operand, sharding):
+            return operand  # (a sharding other than its type's makes it a retyping)
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=sharding)
 
 
