@@ -16,7 +16,7 @@ Recorded per case: the set of ``tag:type`` seen while tracing ``make_jaxpr(f)`` 
 traces a custom_jvp function's primal body only where it stages it, spmd also under
 differentiation, so the order and count differ, not the types), the jaxpr text (derivative
 programs too: grad seeds its cotangent with a ``reshard`` equation, and transposes give each
-cotangent its operand's type, with ``reshape`` equations where needed; three cases excepted,
+cotangent its operand's type, with ``reshape`` equations where needed; two cases excepted,
 see CASES), and the types of ``jit(f)``'s results; or the error's class name.
 """
 
@@ -330,17 +330,16 @@ def _linear_call_grad(ns):
 
 
 # name -> (program(ns), input specs of float32[8,4] arrays (a "w" spec marks float32[4,4]),
-# whether its jaxpr text is not recorded: three derivative programs whose text differs from
-# spmd's in ways outside sharding in types' reach so far (JAX types the zero a custom_jvp
-# rule's missing tangent becomes; vmap of x[0] is a gather in JAX, a slice in spmd, with
-# NumPy-integer axes; a remat policy's saved residuals come in another order))
+# whether its jaxpr text is not recorded: two derivative programs whose text differs from
+# spmd's in ways outside sharding in types (vmap of x[0] is a gather in JAX, a slice in spmd,
+# with NumPy-integer axes; a remat policy's saved residuals come in another order))
 CASES = {
     "jvp_primal": (_jvp_primal, [("x", None), (None, "y")], False),
     "jvp_jvp": (_jvp_jvp, [("x", None)], False),
     "jvp_grad": (_jvp_grad, [("x", None), ("x", None)], False),
     "jvp_vmap": (_jvp_vmap, [("x", None), ("x", "y")], False),
     "jvp_closure": (_jvp_closure, [("x", None)], False),
-    "jvp_closure_grad": (_jvp_closure_grad, [("x", None)], True),
+    "jvp_closure_grad": (_jvp_closure_grad, [("x", None)], False),
     "jvp_nondiff_grad": (_jvp_nondiff, [("x", None)], False),
     "jvp_ambiguous": (_jvp_ambiguous, [("x", "y"), ("w", "y", None)], False),
     "jvp_rule_ambiguous": (_jvp_rule_ambiguous, [("x", "y"), ("w", "y", None)], False),

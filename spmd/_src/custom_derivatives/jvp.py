@@ -333,7 +333,13 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
     if symbolic_zeros:
         args_t = [SymbolicZero(t.aval) if type(t) is Zero else t for t in args_t]
     else:
-        args_t = [ad.instantiate(t) for t in args_t]
+        # A zero tangent is typed as its primal (Explicit mesh axes), as in JAX.
+        args_t = [
+            lax_rules.zeros_like_aval(t.aval, sharding_rules.type_sharding(p))
+            if type(t) is Zero
+            else t
+            for t, p in zip(args_t, primals[num_consts:])
+        ]
     if core.is_eval_trace_current():
         return jvp(list(primals[:num_consts]), list(primals[num_consts:]), args_t)
     with core.set_current_trace(_InlineJitTrace(core.trace_ctx.trace)):

@@ -125,14 +125,15 @@ def defbroadcasting(prim: core.Primitive) -> None:
 # Forward-mode and transpose helpers
 
 
-def zeros_like_aval(aval: ShapedArray) -> Any:
+def zeros_like_aval(aval: ShapedArray, sharding: Any = None) -> Any:
     """A concrete zero of the given type (float0 zeros for int/bool tangents); a weakly typed
-    aval gets a weakly typed zero, as in JAX (jvp of a Python-scalar function stays weak)."""
+    aval gets a weakly typed zero, as in JAX (jvp of a Python-scalar function stays weak).
+    ``sharding``: its sharding in type (Explicit mesh axes), if any."""
     if aval.dtype == dtypes.float0:
         return core.make_concrete(np.zeros(aval.shape, dtypes.float0), False)
-    if aval.weak_type:
-        fill = core.make_concrete(dtypes.coerce_scalar(0, aval.dtype), True)
-        return _shape().broadcast_in_dim(fill, aval.shape, ())
+    if aval.weak_type or sharding is not None:
+        fill = core.make_concrete(dtypes.coerce_scalar(0, aval.dtype), aval.weak_type)
+        return _shape().broadcast_in_dim(fill, aval.shape, (), out_sharding=sharding)
     return _shape().full(aval.shape, 0, aval.dtype)
 
 
