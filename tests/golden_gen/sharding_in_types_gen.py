@@ -140,6 +140,13 @@ CASES = {
     "grad_sum_replicated": (_grad(lambda ns, a: a.sum()), [(None, None)]),
     "grad_mul": (_grad(lambda ns, a: (a * a).sum()), [("x", "y")]),
     "grad_sin": (_grad(lambda ns, a: ns.jnp.sin(a).sum()), [("x", "y")]),
+    # JAX's tanh, log1p, ... jvps reshard their 1.0 (tan, atan, ... write it as a literal).
+    "grad_tanh": (_grad(lambda ns, a: ns.lax.tanh(a).sum()), [("x", "y")]),
+    "grad_log1p_atanh": (
+        _grad(lambda ns, a: (ns.lax.log1p(a) + ns.lax.atanh(a / 8.0)).sum()),
+        [("x", "y")],
+    ),
+    "grad_atan": (_grad(lambda ns, a: ns.lax.atan(a).sum()), [("x", "y")]),
     "grad_dot": (_grad(lambda ns, a, w: (a @ w).sum(), (0, 1)), [("x", None), (None, "y")]),
     "grad_reshape": (_grad(lambda ns, a: a.reshape(32).sum()), [("x", "y")]),
     "grad_reduce_axis": (_grad(lambda ns, a: (a.sum(1) * 2.0).sum()), [("x", "y")]),

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from spmd._src import core
-from spmd._src.interpreters import ad
+from spmd._src.interpreters import ad, sharding_rules
 from spmd._src.lax.rules import unbroadcast
+from spmd._src.sharding import PartitionSpec
 
 
 def _shape():
@@ -28,6 +29,17 @@ def _const(x, value):
 
 def _one(x):
     return _const(x, 1)
+
+
+def _one_typed(x):
+    """1 of ``x``'s dtype as the jvp rules that JAX writes with its ``_one`` get it: on
+    Explicit mesh axes, resharded to ``x``'s mesh (replicated), a ``reshard`` equation."""
+    s = sharding_rules.type_sharding(x)
+    if s is None:
+        return _one(x)
+    from spmd._src.lax.sharding import reshard  # lazy: lax.sharding imports this package
+
+    return reshard(_one(x), s.with_spec(PartitionSpec()))
 
 
 def _full(x, value):

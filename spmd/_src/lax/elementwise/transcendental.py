@@ -26,7 +26,7 @@ from spmd._src.lax.elementwise.arithmetic import (
     sub,
 )
 from spmd._src.lax.elementwise.bitwise import gt
-from spmd._src.lax.elementwise.common import _const, _dtype, _full, _one
+from spmd._src.lax.elementwise.common import _const, _dtype, _full, _one, _one_typed
 from spmd._src.lax.elementwise.selection import select_n
 from spmd._src.lax.rules import defbroadcasting, defjvp, defjvp2, defvectorized
 from spmd._src.lax.utils import binop, float_dtypes, inexact, unop
@@ -88,7 +88,7 @@ def log1p(x, *, accuracy=None):
 
 log1p_p = unop("log1p", np.log1p, inexact)
 defvectorized(log1p_p)
-defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
+defjvp(log1p_p, lambda g, x: div(g, add(x, _one_typed(x))))
 
 
 def expm1(x, *, accuracy=None):
@@ -102,7 +102,7 @@ def expm1(x, *, accuracy=None):
 
 expm1_p = unop("expm1", np.expm1, inexact)
 defvectorized(expm1_p)
-defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
+defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one_typed(ans))))
 
 
 def tanh(x, *, accuracy=None):
@@ -118,7 +118,7 @@ tanh_p = unop("tanh", np.tanh, inexact)
 defvectorized(tanh_p)
 # g * (1 + tanh) * (1 - tanh), not g * (1 - tanh**2): near |tanh| = 1 the square loses the
 # small difference to rounding (and this is JAX's formula, so values agree bit for bit).
-defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
+defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one_typed(x), ans)))
 
 
 def logistic(x, *, accuracy=None):
@@ -146,7 +146,7 @@ def _logistic_impl(x):
 
 logistic_p = unop("logistic", _logistic_impl, inexact)
 defvectorized(logistic_p)
-defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
+defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one_typed(ans), ans))))
 
 
 def sin(x, *, accuracy=None):
@@ -248,7 +248,7 @@ def asinh(x):
 
 asinh_p = unop("asinh", np.arcsinh, inexact)
 defvectorized(asinh_p)
-defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
+defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one_typed(x)))))
 
 
 def acosh(x):
@@ -258,7 +258,7 @@ def acosh(x):
 
 acosh_p = unop("acosh", np.arccosh, inexact)
 defvectorized(acosh_p)
-defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
+defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one_typed(x)))))
 
 
 def atanh(x):
@@ -268,7 +268,10 @@ def atanh(x):
 
 atanh_p = unop("atanh", np.arctanh, inexact)
 defvectorized(atanh_p)
-defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_one(x), x), -1), div(g, sub(_one(x), x))))
+defjvp(
+    atanh_p,
+    lambda g, x: mul(integer_pow(add(_one_typed(x), x), -1), div(g, sub(_one_typed(x), x))),
+)
 
 
 def sqrt(x, *, accuracy=None):
