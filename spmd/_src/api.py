@@ -172,6 +172,7 @@ class _CacheEntry:
         "unused",
         "last_placed",
         "typed",
+        "ctx_mesh",
     )
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None, typed=None) -> None:
@@ -187,6 +188,11 @@ class _CacheEntry:
         self.constrained = sharding_rules.has_constraints(jaxpr.jaxpr) or any(
             v.sharding is not None for v in jaxpr.jaxpr.constvars
         )
+        # The mesh set_mesh/use_mesh put in context when it was traced (entries are cached per
+        # context mesh): results nothing else places are replicated on it, as in JAX.
+        self.ctx_mesh = traced_context_mesh()
+        if self.ctx_mesh is not None:
+            self.constrained = True
         # Input shardings -> output shardings, filled as calls come (see _attach_out_shardings).
         self.out_shardings: dict = {}
         # The argument shardings of the last placed call on the fast path, with its result
@@ -573,7 +579,7 @@ class JitWrapped:
                 if arg_devices is not None:
                     self._check_out_devices(entry, wanted, arg_devices, in_s)
                 outs = [w if w is not None else o for w, o in zip(wanted, outs)]
-            outs = _fill_unplaced(outs, in_s, wanted)
+            outs = _fill_unplaced(outs, in_s, wanted, entry)
             paths = None
             for i, (sh, aval) in enumerate(zip(outs, entry.jaxpr.out_avals)):
                 if isinstance(sh, NamedSharding):
@@ -862,9 +868,10 @@ def _placement_name(s: Sharding) -> str:
     return repr(s)
 
 
-def _fill_unplaced(outs: list, in_s: tuple, wanted: list) -> list:
+def _fill_unplaced(outs: list, in_s: tuple, wanted: list, entry) -> list:
     """Results no sharding reached (computed from unplaced inputs or constants) are replicated
-    on the program's mesh, or on the one device the arguments are committed to, as in JAX."""
+    on the program's mesh, or on the one device the arguments are committed to, or on the
+    mesh in context when the program was traced, as in JAX."""
     if all(o is not None for o in outs):
         return outs
     fill = None
@@ -876,6 +883,14 @@ def _fill_unplaced(outs: list, in_s: tuple, wanted: list) -> list:
         devs = {d for s in in_s if s is not None for d in s._device_list()}
         if len(devs) == 1:
             fill = SingleDeviceSharding(devs.pop())
+    mesh = entry.ctx_mesh
+    if fill is None and mesh is not None:
+        # On Explicit axes the sharding is the result's type: its spec has every dimension.
+        explicit = AxisType.Explicit in mesh.axis_types
+        return [
+            o if o is not None else NamedSharding(mesh, P(*(None,) * a.ndim) if explicit else P())
+            for o, a in zip(outs, entry.jaxpr.out_avals)
+        ]
     return [fill if o is None else o for o in outs]
 
 

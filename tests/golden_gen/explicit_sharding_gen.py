@@ -114,6 +114,13 @@ def program(ns, say) -> None:
         say("closed none", jax.jit(lambda: xs.sum())().sharding.spec)
         say("closed used", jax.jit(lambda x: xs.T * x)(2.0).sharding.spec)
         say("closed unused", jax.jit(lambda x: xs + 1)(arg0).sharding.spec)
+        # Results of unplaced arguments are replicated on the mesh in context.
+        say("unplaced", jax.jit(lambda x: x * 2)(np.ones((8, 4), np.float32)).sharding.spec)
+        say("unplaced type", jax.typeof(jax.jit(lambda x: x.sum(0))(np.ones((8, 4)))))
+    auto = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(ns.AxisType.Auto,) * 2)
+    with jax.set_mesh(auto):
+        out = jax.jit(lambda x: x * 2)(np.ones((8, 4), np.float32))
+        say("auto unplaced", out.sharding.spec, out.sharding.mesh.axis_types)
 
 
 def main() -> None:
