@@ -138,7 +138,8 @@ def test_hosts_are_passed_to_mpi():
            "--hosts", "localhost:2", str(HERE / "failures.py"), "ok"]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert sorted(proc.stdout.split("\n")[:2]) == ["done 0", "done 1"]
+    # (The two ranks' lines may interleave in the pipe: count, do not parse.)
+    assert proc.stdout.count("done") == 2
 
 
 @needs_mpi
