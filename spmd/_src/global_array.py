@@ -71,23 +71,15 @@ class GlobalArray(Array):
     @property
     def addressable_shards(self) -> list[Shard]:
         """The shards on this process's devices (their data: Arrays on those devices)."""
-        s = self._sharding
-        replica = shd.shard_replica_ids(s, self.shape)
-        return [
-            Shard(
-                d,
-                idx,
-                replica[d],
-                Array(self._blocks[d], self.weak_type, shd.SingleDeviceSharding(d)),
-            )
-            for d, idx in s.addressable_devices_indices_map(self.shape).items()
-        ]
+        return self._shards(self._sharding.addressable_devices_indices_map(self.shape))
 
     @property
     def global_shards(self) -> list[Shard]:
         """Every device's shard; those of other processes have no data (None)."""
-        s = self._sharding
-        replica = shd.shard_replica_ids(s, self.shape)
+        return self._shards(self._sharding.devices_indices_map(self.shape))
+
+    def _shards(self, indices: dict) -> list[Shard]:
+        replica = shd.shard_replica_ids(self._sharding, self.shape)
         return [
             Shard(
                 d,
@@ -97,7 +89,7 @@ class GlobalArray(Array):
                 if d in self._blocks
                 else None,
             )
-            for d, idx in s.devices_indices_map(self.shape).items()
+            for d, idx in indices.items()
         ]
 
     def addressable_data(self, index: int) -> Array:
