@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from golden_compare import to_spmd
 from sweep_cases import ENTRIES
-from test_sweep_rules import BATCH, PRIMS, _leaves, _same, _sample, _slices
+from test_sweep_rules import BATCH, PRIMS, _leaves, _outcome, _same, _sample, _slices
 
 import spmd
 from spmd._src.shard_map import reference_mode
@@ -81,13 +81,7 @@ def test_devices(name):
     errors = []
     for cfg in _sample(ENTRIES[name], SAMPLE):
         errors += device_errors(name, cfg)
-    key = f"devices:{name}"
-    if key in KNOWN_FAILURES:
-        if not errors:
-            pytest.fail(f"{key} is listed in KNOWN_FAILURES but passes: remove it from the list")
-        pytest.xfail(f"{KNOWN_FAILURES[key]} -- e.g. {errors[0][:300]}")
-    if errors:
-        pytest.fail(f"{len(errors)} failing calls:\n  " + "\n  ".join(e[:800] for e in errors[:8]))
+    _outcome(f"devices:{name}", errors, KNOWN_FAILURES)
 
 
 @pytest.mark.parametrize("transposed", [False, True])

@@ -248,12 +248,14 @@ def _same(got: np.ndarray, want: np.ndarray, tol: dict | None) -> str | None:
     return None
 
 
-def _outcome(key: str, errors: list[str]) -> None:
-    """Fail, xfail or pass the check ``key`` given its errors and KNOWN_FAILURES."""
-    if key in KNOWN_FAILURES:
+def _outcome(key: str, errors: list[str], known: dict | None = None) -> None:
+    """Fail, xfail or pass the check ``key`` given its errors and the known failures
+    (``known``, default this file's KNOWN_FAILURES)."""
+    known = KNOWN_FAILURES if known is None else known
+    if key in known:
         if not errors:
             pytest.fail(f"{key} is listed in KNOWN_FAILURES but passes: remove it from the list")
-        pytest.xfail(f"{KNOWN_FAILURES[key]} -- e.g. {errors[0][:300]}")
+        pytest.xfail(f"{known[key]} -- e.g. {errors[0][:300]}")
     if errors:
         pytest.fail(f"{len(errors)} failing calls:\n  " + "\n  ".join(e[:800] for e in errors[:8]))
 

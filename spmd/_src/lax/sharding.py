@@ -19,6 +19,7 @@ from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.lax.utils import PrintedAs
 from spmd._src.mesh import AbstractMesh, AxisType, get_abstract_mesh, get_mesh, traced_context_mesh
 from spmd._src.sharding import (
     UNCONSTRAINED,
@@ -297,30 +298,18 @@ def _vmap_rule(p, axis_data, vals, dims, *, sharding, unconstrained_dims, **para
     return out, d
 
 
-class _Shown:
-    """A parameter value printed as given text."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
 def _pp_params(params: dict) -> list:
     # As JAX prints with_sharding_constraint's equations: the context mesh, a sharding given as
     # a PartitionSpec on the abstract mesh (without memory kind), the unconstrained dimensions
     # as ``frozenset({1})`` (``frozenset({})`` for none).
     sharding = params["sharding"]
     if params["abstract_spec"] and isinstance(sharding, NamedSharding):
-        sharding = _Shown(
+        sharding = PrintedAs(
             f"NamedSharding(mesh={sharding.mesh.abstract_mesh!r}, spec={sharding.spec})"
         )
     dims = ", ".join(str(i) for i in sorted(params["unconstrained_dims"]))
     out = [("layout", params["layout"]), ("sharding", sharding)]
-    out.append(("unconstrained_dims", _Shown(f"frozenset({{{dims}}})")))
+    out.append(("unconstrained_dims", PrintedAs(f"frozenset({{{dims}}})")))
     if params["context_mesh"] is not None:
         out.insert(0, ("context_mesh", params["context_mesh"]))
     return out

@@ -225,7 +225,7 @@ def binop(
     return standard_primitive(name, shape_rule, dtype_rule, impl, weak_type_rule=weak)
 
 
-class _Shown:
+class PrintedAs:
     """A parameter value printed as given text."""
 
     __slots__ = ("text",)
@@ -242,5 +242,5 @@ def pp_sharding(sharding: Any) -> Any:
     (no memory kind), the spec as given."""
     mesh = getattr(sharding, "mesh", None)
     if mesh is not None and hasattr(mesh, "abstract_mesh") and hasattr(sharding, "spec"):
-        return _Shown(f"NamedSharding(mesh={mesh.abstract_mesh!r}, spec={sharding.spec})")
+        return PrintedAs(f"NamedSharding(mesh={mesh.abstract_mesh!r}, spec={sharding.spec})")
     return sharding
