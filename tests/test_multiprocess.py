@@ -101,6 +101,9 @@ def test_each_process_sees_its_devices_and_shards(tmp_path):
         assert out["assert_equal"].startswith("ranks differ:")
         assert "got 2: processes [0, 1] of 2" in out["two_sources"]
         assert "process 0: float64[2]\n  process 1: float64[3]" in out["shape_mismatch"]
+        assert out["live_devices"] == list(range(8))
+        assert out["preemption"] is False
+        assert out["local_mesh"] == [[4 * r + k for k in range(4)]]
 
 
 FAIL = HERE / "failures.py"
@@ -204,6 +207,22 @@ def test_launcher_runs_one_process(tmp_path):
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.stdout.strip() == "3 ['a', 'b']"
+
+
+def test_one_process_forms_of_failure_tools(monkeypatch):
+    import spmd
+    from spmd._src import distributed
+    from spmd.experimental import multihost_utils as mhu
+
+    # As JAX's in one process: no preemption notices, live_devices needs initialize().
+    assert mhu.reached_preemption_sync_point(3) is False
+    monkeypatch.setattr(distributed, "_initialized", False)
+    with pytest.raises(RuntimeError, match="Distributed JAX not initialized."):
+        with mhu.live_devices(spmd.devices()):
+            pass
+    assert issubclass(mhu.ProcessFailureError, Exception)
+    mesh = spmd.make_mesh((2, 4), ("x", "y"))
+    assert mesh.local_mesh.devices.shape == (2, 4)
 
 
 def test_initialize_checks_the_job(monkeypatch):

@@ -175,6 +175,31 @@ class Mesh:
         return [d for d in self.devices.flat if d.process_index == pi]
 
     @property
+    def local_mesh(self) -> Mesh:
+        """The sub-mesh of this process's devices (the whole mesh in one process); ValueError
+        when they do not fill a box of the mesh's device array."""
+        m = self.local_submesh()
+        if m is None:
+            raise ValueError(
+                f"Mesh {dict(self.shape)}: the devices of process {dev.process_index()} do not "
+                "fill a box of the mesh's device array, so they form no local mesh"
+            )
+        return m
+
+    def local_submesh(self) -> Mesh | None:
+        """The sub-mesh of this process's devices, or None when they do not fill a box of
+        the mesh's device array (or the mesh has none of them)."""
+        me = dev.process_index()
+        mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(self.devices)
+        where = np.nonzero(mine)
+        if not where[0].size:
+            return None
+        box = tuple(slice(int(w.min()), int(w.max()) + 1) for w in where)
+        if not mine[box].all():
+            return None
+        return Mesh(self.devices[box], self.axis_names, axis_types=self.axis_types)
+
+    @property
     def is_multi_process(self) -> bool:
         return len({d.process_index for d in self.devices.flat}) > 1
 

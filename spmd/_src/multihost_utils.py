@@ -11,6 +11,8 @@ array([[0, 1, 2]])
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,11 +22,14 @@ from spmd._src import tree_util as tu
 from spmd._src.global_array import GlobalArray
 
 __all__ = [
+    "ProcessFailureError",
     "assert_equal",
     "broadcast_one_to_all",
     "host_local_array_to_global_array",
     "global_array_to_host_local_array",
+    "live_devices",
     "process_allgather",
+    "reached_preemption_sync_point",
     "sync_global_devices",
 ]
 
@@ -306,3 +311,30 @@ def _to_local(x: Any, mesh: Any, spec: Any, fn: str) -> Any:
     x = multiprocess.put(x, target)  # a collective when it must be resharded
     part = multiprocess.local_part(x)
     return Array(part._value, x.weak_type, NamedSharding(local, spec))
+
+
+# ---------------------------------------------------------------------------------------------
+# Preemption and failures. spmd's jobs get no preemption notices, and a failing process ends the
+# whole MPI job (its traceback printed), so the devices of a running job are all live.
+
+
+class ProcessFailureError(Exception):
+    """A process of the job failed (JAX's class; spmd's jobs end instead)."""
+
+
+def reached_preemption_sync_point(step_id: int) -> bool:
+    """Whether every process has reached the step at which to checkpoint before a
+    preemption. spmd's jobs receive no preemption notices: always False."""
+    return False
+
+
+@contextlib.contextmanager
+def live_devices(devices: Sequence[Any]) -> Iterator[list]:
+    """The live ones of ``devices``, agreed on by every process (a barrier first). In spmd a
+    failing process ends the whole job, so while it runs every device is live."""
+    from spmd._src import distributed  # lazy: the public runtime sits above us
+
+    if not distributed.is_initialized():
+        raise RuntimeError("Distributed JAX not initialized.")
+    backends.world().barrier("live_devices")
+    yield list(devices)

@@ -232,17 +232,7 @@ def make_from_process_local_data(
 def local_mesh(mesh: Any) -> Any:
     """The sub-mesh of this process's devices (JAX's ``mesh.local_mesh``), or None when they
     do not fill a box of the mesh's device array (or the mesh has none of them)."""
-    from spmd._src.mesh import Mesh
-
-    me = backends.world().rank
-    mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(mesh.devices)
-    where = np.nonzero(mine)
-    if not where[0].size:
-        return None
-    box = tuple(slice(int(w.min()), int(w.max()) + 1) for w in where)
-    if not mine[box].all():
-        return None
-    return Mesh(mesh.devices[box], mesh.axis_names, axis_types=mesh.axis_types)
+    return mesh.local_submesh()
 
 
 def local_part(x: Any) -> Any:

@@ -71,6 +71,10 @@ try:
     mhu.process_allgather(np.zeros(2 + me))
 except ValueError as e:
     out["shape_mismatch"] = str(e)
+with mhu.live_devices(jax.devices()) as live:
+    out["live_devices"] = [d.id for d in live]
+out["preemption"] = mhu.reached_preemption_sync_point(3)
+out["local_mesh"] = mesh.local_mesh.device_ids.tolist()
 mhu.sync_global_devices("done")
 jax.distributed.shutdown()
 Path(sys.argv[1], f"rank{me}.json").write_text(json.dumps(out))
