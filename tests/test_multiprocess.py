@@ -72,6 +72,14 @@ def test_the_multiprocess_example_trains_to_the_same_bits():
 
 
 @needs_mpi
+def test_a_mesh_of_three_processes(tmp_path):
+    lines(run_job(3, 1, HERE / "three.py", str(tmp_path)))
+    for r in range(3):
+        got = json.loads((tmp_path / f"rank{r}.json").read_text())
+        assert got == {"shape": [6], "gathered": [0.0, 0.0, 1.0, 1.0, 2.0, 2.0], "psum": [3.0, 3.0]}
+
+
+@needs_mpi
 def test_each_process_sees_its_devices_and_shards(tmp_path):
     lines(run_job(2, 4, HERE / "api.py", str(tmp_path)))
     got = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]

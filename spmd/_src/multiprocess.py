@@ -184,12 +184,15 @@ def make_from_process_local_data(
     dimension is ``global_shape``'s scaled by the share of shards this process holds)."""
     data = np.asarray(local_data)
     n_dims = data.ndim
-    all_idx = sharding.devices_indices_map((1 << 30,) * n_dims)  # positions, not sizes
-    mine = sharding.addressable_devices_indices_map((1 << 30,) * n_dims)
+    # Shard positions, read off a probe shape every dimension's shard count divides: the
+    # number of devices (each count is a product of mesh axis sizes, which divide it).
+    probe = len(sharding.device_set)
+    all_idx = sharding.devices_indices_map((probe,) * n_dims)
+    mine = sharding.addressable_devices_indices_map((probe,) * n_dims)
     shape = []
     for d in range(n_dims):
-        starts = sorted({idx[d].indices(1 << 30)[0] for idx in all_idx.values()})
-        local = sorted({idx[d].indices(1 << 30)[0] for idx in mine.values()})
+        starts = sorted({idx[d].indices(probe)[0] for idx in all_idx.values()})
+        local = sorted({idx[d].indices(probe)[0] for idx in mine.values()})
         n, k = len(starts), len(local)
         if global_shape is not None:
             shape.append(int(global_shape[d]))
