@@ -31,6 +31,7 @@ from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
+from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import random_bits as rb
 from spmd._src.lax import random_math as rm
@@ -639,7 +640,7 @@ def _gumbel_highest(k, shape):
     neg = lax.bitwise_not(b)
     lo_bits = neg[1]
     carry = lax.convert_element_type(lax.eq(lo_bits, _const(0xFFFFFFFF, u32)), u32)
-    neg = lax.add(neg, lax_shape.stack([carry, lax_shape.full_like(lo_bits, 1)]))
+    neg = lax.add(neg, lax_copies.stack([carry, lax_shape.full_like(lo_bits, 1)]))
     flip = lax.lt(b[0], _const(1 << 31, u32))
     x = _safe_int_to_float(
         lax.select(lax_shape.broadcast_in_dim(flip, b.shape, tuple(range(1, b.ndim))), b, neg)

@@ -5,6 +5,7 @@ from spmd._src.lax.approx_top_k import *  # noqa: F401,F403
 from spmd._src.lax.control_flow import *  # noqa: F401,F403
 from spmd._src.lax.convolution import *  # noqa: F401,F403
 from spmd._src.lax.convolution_more import *  # noqa: F401,F403
+from spmd._src.lax.copies import *  # noqa: F401,F403
 from spmd._src.lax.dot import *  # noqa: F401,F403
 from spmd._src.lax.dot_algorithms import *  # noqa: F401,F403
 from spmd._src.lax.elementwise.arithmetic import *  # noqa: F401,F403

@@ -275,7 +275,8 @@ def _ragged_dot_transpose(ct, lhs, rhs, group_sizes, *, ragged_dot_dimension_num
 def _ragged_dot_vmap(axis_data, vals, dims, **params):
     # Groups index rows, so examples cannot share one call: one call per example, stacked.
     # (JAX has no batching rule beyond a few layouts; this one takes any.)
-    from spmd._src.lax.shape import index_in_dim, stack
+    from spmd._src.lax.copies import stack
+    from spmd._src.lax.shape import index_in_dim
 
     def example(x, d, i):
         return x if d is batching.not_mapped else index_in_dim(x, i, d, keepdims=False)

@@ -1,5 +1,6 @@
 """Shape primitives: broadcasting, reshaping, transposition, slicing, padding, joining and
-splitting, and ``iota``. All move or copy data; none computes.
+splitting, and ``iota`` (``stack`` and ``tile`` are in ``copies``). All move or copy data; none
+computes.
 
 >>> from spmd import lax
 >>> lax.broadcast_in_dim(jnp.arange(3), (2, 3), (1,))
@@ -823,7 +824,7 @@ deflinear(pad_p, _pad_transpose)
 
 
 # ---------------------------------------------------------------------------------------------
-# concatenate, stack, split, tile
+# concatenate, split
 
 
 @over_key_data("lax.concatenate", key_arrays.joined)
@@ -904,63 +905,6 @@ sharding_rules.explicit_rules[concatenate_p] = _concatenate_sharding_explicit
 deflinear(concatenate_p, _concatenate_transpose)
 
 
-def stack(operands: Sequence[Any], axis: int = 0):
-    """Stack equal-shaped ``operands`` along a new dimension ``axis``."""
-    return stack_p.bind(*operands, axis=operator.index(axis))
-
-
-def _stack_shape(*xs, axis):
-    s0 = xs[0].shape
-    for x in xs:
-        if x.shape != s0:
-            raise ValueError(
-                f"All input arrays must have the same shape, got {[x.shape for x in xs]}."
-            )
-    return (*s0[:axis], len(xs), *s0[axis:])
-
-
-stack_p = standard_primitive(
-    "stack",
-    _stack_shape,
-    lambda *xs, axis: _concat_dtype(*xs, dimension=axis),
-    lambda *xs, axis: np.stack(xs, axis=axis),
-)
-
-
-def _stack_vmap(axis_data, vals, dims, *, axis):
-    d = dims[0]
-    if d is not None and all(e == d for e in dims):
-        # Operands batched alike stay where they are, as in JAX's rule: the new axis goes in
-        # before the batch dimension when it comes at or before it.
-        if axis <= d:
-            return stack_p.bind(*vals, axis=axis), d + 1
-        return stack_p.bind(*vals, axis=axis + 1), d
-    xs = [bdim_at_front(x, e, axis_data.size) for x, e in zip(vals, dims)]
-    return stack_p.bind(*xs, axis=axis + 1), 0
-
-
-def _stack_transpose(ct, *xs, axis):
-    # Unstack: split into pieces of one along the stacking axis and drop that axis.
-    pieces = split(ct, (1,) * len(xs), axis)
-    return [
-        squeeze_p.bind(c, dimensions=(axis,)) if ad.is_undefined_primal(x) else None
-        for c, x in zip(pieces, xs)
-    ]
-
-
-batching.primitive_batchers[stack_p] = _stack_vmap
-
-
-def _stack_sharding(specs, avals, *, axis):
-    spec = list(sharding_rules.elementwise_rule(specs, avals))
-    spec.insert(axis, None)
-    return tuple(spec)
-
-
-sharding_rules.sharding_rules[stack_p] = _stack_sharding
-deflinear(stack_p, _stack_transpose)
-
-
 def split(operand, sizes: Sequence[int], axis: int = 0):
     """Split ``operand`` along ``axis`` into pieces of the given ``sizes``."""
     sizes = tuple(_int_param(s) for s in sizes)
@@ -1010,49 +954,6 @@ def _split_sharding(specs, avals, *, sizes, axis):
 
 sharding_rules.sharding_rules[split_p] = _split_sharding
 deflinear(split_p, _split_transpose)
-
-
-def tile(operand, reps: Sequence[int]):
-    """Repeat ``operand`` ``reps[i]`` times along dimension i."""
-    return tile_p.bind(operand, reps=_ints(reps))
-
-
-def _tile_shape(x, *, reps):
-    if len(reps) != x.ndim:
-        raise TypeError(f"tile: reps {reps} must have one entry per dimension of shape {x.shape}")
-    return tuple(d * r for d, r in zip(x.shape, reps))
-
-
-tile_p = _shape_primitive("tile", _tile_shape, lambda x, *, reps: np.tile(x, reps))
-
-
-def _tile_vmap(axis_data, vals, dims, *, reps):
-    (x,), (d,) = vals, dims
-    return tile_p.bind(x, reps=(*reps[:d], 1, *reps[d:])), d
-
-
-def _tile_transpose(ct, x, *, reps):
-    # Result dimension i is reps[i] copies of operand dimension i: view it as (reps[i], d_i)
-    # and sum the copies.
-    shape = x.aval.shape
-    split_shape = tuple(v for r, n in zip(reps, shape) for v in (r, n))
-    summed = _reduce_sum(reshape(ct, split_shape), range(0, 2 * len(shape), 2))
-    return [reshape(summed, shape)]
-
-
-batching.primitive_batchers[tile_p] = _tile_vmap
-
-
-def _tile_sharding(specs, avals, *, reps):
-    # Repeated dimensions are gathered; the others keep their axes.
-    reps = tuple(reps)
-    lead = len(reps) - avals[0].ndim
-    spec = [None] * max(lead, 0) + list(specs[0])
-    return tuple(None if r != 1 else e for e, r in zip(spec, reps[-len(spec) :]))
-
-
-sharding_rules.sharding_rules[tile_p] = _tile_sharding
-deflinear(tile_p, _tile_transpose)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1174,10 +1075,6 @@ __all__ = [
     "split_p",
     "squeeze",
     "squeeze_p",
-    "stack",
-    "stack_p",
-    "tile",
-    "tile_p",
     "transpose",
     "transpose_p",
 ]

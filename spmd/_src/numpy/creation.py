@@ -23,6 +23,7 @@ from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.key_arrays import over_key_data
+from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import ufuncs
@@ -446,7 +447,7 @@ def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) 
         return tuple(out)
     if not out:
         return zeros((0,), dt)
-    return lax_shape.stack(out, 0)
+    return lax_copies.stack(out, 0)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.key_arrays import over_key_data
+from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
@@ -462,7 +463,7 @@ def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     idx = nonzero(atleast_1d(a) if nd == 0 else a, size=size, fill_value=fill_value)
     if nd == 0:
         return zeros((idx[0].shape[0], 0), _int32)
-    return lax_shape.stack(list(idx), 1)
+    return lax_copies.stack(list(idx), 1)
 
 
 def _select_operands(args, kwargs) -> list:
@@ -497,7 +498,7 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
         if c.dtype != _bool:
             c = convert(c, _bool)
         conds.append(broadcast_to(c, shp))
-    which = lax_red.argmax(lax_shape.stack(conds, 0), 0, _int32)
+    which = lax_red.argmax(lax_copies.stack(conds, 0), 0, _int32)
     return lax.select_n(which, *(broadcast_to(c, shp) for c in choices))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.key_arrays import over_key_data
+from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
@@ -62,7 +63,7 @@ def tile(A: Any, reps: int | Sequence[int]) -> Any:
             A, (1,) * lead + tuple(A.shape), tuple(range(lead, len(reps_t)))
         )
     reps_t = (1,) * (A.ndim - len(reps_t)) + reps_t
-    return lax_shape.tile(A, reps_t)
+    return lax_copies.tile(A, reps_t)
 
 
 def _repeat_scalar(a: Any, r: int, axis: int) -> Any:
@@ -604,7 +605,7 @@ def resize(a: Any, new_shape: Any) -> Any:
     if flat.shape[0] == 0:
         return _full(shp, 0, flat.dtype, flat.weak_type)
     reps = -(-total // flat.shape[0])
-    out = lax_shape.tile(flat, (reps,)) if reps != 1 else flat
+    out = lax_copies.tile(flat, (reps,)) if reps != 1 else flat
     return reshape(lax_shape.slice_in_dim(out, 0, total), shp)
 
 

@@ -22,6 +22,7 @@ from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.key_arrays import over_key_data
+from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.sharding import apply_out_sharding
 from spmd._src.mesh import AxisType, get_mesh
@@ -492,7 +493,7 @@ def stack(arrays: Any, axis: int = 0, out: None = None, dtype: Any = None) -> An
     else:
         dt = _dtype_arg(dtype, "stack")
         arrays = [convert(a, dt) for a in arrays]
-    return lax_shape.stack(arrays, ax)
+    return lax_copies.stack(arrays, ax)
 
 
 @over_key_data("jnp.hstack", key_arrays.joined)

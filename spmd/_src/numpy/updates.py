@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from spmd._src import api, dtypes
 from spmd._src.array import Array
+from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import indexing as lax_idx
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.indexing.common import GatherScatterMode, ScatterDimensionNumbers
@@ -325,7 +326,7 @@ def put(a, ind, v, mode: str | None = None, *, inplace: bool = True):
         return a
     if v.size < ind.size:
         reps = -(-ind.size // v.size)
-        v = lax_shape.tile(v, (reps,))
+        v = lax_copies.tile(v, (reps,))
     if v.size != ind.size:
         v = lax_shape.slice(v, (0,), (ind.size,))
     if mode is None or mode == "clip":
