@@ -227,9 +227,7 @@ def _with_specs(tree: Any, pspecs: Any, fn: str) -> tuple:
 def _local_mesh(mesh: Any, fn: str) -> Any:
     """The sub-mesh of this process's devices (JAX's ``mesh.local_mesh``): they must fill a
     box of the mesh's device array."""
-    from spmd._src.multiprocess import local_mesh  # lazy: runs programs (above us)
-
-    local = local_mesh(mesh)
+    local = mesh.local_submesh()
     if local is None:
         me = backends.world().rank
         raise ValueError(

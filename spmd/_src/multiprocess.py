@@ -36,7 +36,6 @@ __all__ = [
     "call_jit",
     "gather_global",
     "globalize",
-    "local_mesh",
     "local_part",
     "make_from_callback",
     "make_from_process_local_data",
@@ -232,12 +231,6 @@ def make_from_process_local_data(
     return make_from_callback(shape, sharding, cb, data.dtype)
 
 
-def local_mesh(mesh: Any) -> Any:
-    """The sub-mesh of this process's devices (JAX's ``mesh.local_mesh``), or None when they
-    do not fill a box of the mesh's device array (or the mesh has none of them)."""
-    return mesh.local_submesh()
-
-
 def local_part(x: Any) -> Any:
     """This process's part of ``x``: the box its devices' shards span (the whole value when
     they cover it), as an Array on those devices (placed by the same spec on this process's
@@ -253,7 +246,7 @@ def local_part(x: Any) -> Any:
         out[tuple(slice(s.indices(n)[0] - a, s.indices(n)[1] - a)
                   for s, n, a in zip(idx, x.shape, lo))] = x._blocks[d]  # fmt: skip
     s = x._sharding
-    sub = local_mesh(s.mesh) if isinstance(s, NamedSharding) else None
+    sub = s.mesh.local_submesh() if isinstance(s, NamedSharding) else None
     return Array(out, x.weak_type, None if sub is None else NamedSharding(sub, s.spec))
 
 
