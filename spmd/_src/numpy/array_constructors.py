@@ -24,6 +24,7 @@ from spmd._src.numpy.util import (
     _value_dtype,
     check_arraylike,
     convert,
+    place_on_device,
     with_out_sharding,
 )
 
@@ -78,7 +79,7 @@ def _stack_nested(obj: Any, dt: np.dtype) -> Any:
 
 
 @over_key_data("jnp.array")
-@with_out_sharding("jnp.array")
+@with_out_sharding("jnp.array", device=True, data=True)
 def array(
     object: Any,
     dtype: Any = None,
@@ -143,7 +144,7 @@ def array(
 
 
 @over_key_data("jnp.asarray")
-@with_out_sharding("jnp.asarray")
+@with_out_sharding("jnp.asarray", device=True, data=True)
 def asarray(
     a: Any,
     dtype: Any = None,
@@ -192,6 +193,8 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> 
     out = convert(x, dt, weak_type=False)
     if copy and out is x:
         out = lax.copy_p.bind(out)
+    if device is not None:
+        out = place_on_device(out, device, "jnp.astype", data=x)
     return out
 
 

@@ -51,7 +51,7 @@ from spmd._src.numpy.util import (
 # Filled arrays
 
 
-@with_out_sharding("jnp.zeros")
+@with_out_sharding("jnp.zeros", device=True)
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
     """An array of zeros (float32 unless ``dtype`` is given).
 
@@ -65,7 +65,7 @@ def zeros(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: An
     return _full(shp, 0, dt)
 
 
-@with_out_sharding("jnp.ones")
+@with_out_sharding("jnp.ones", device=True)
 def ones(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
     """An array of ones (float32 unless ``dtype`` is given)."""
     shp = _canonical_shape(shape, "ones")
@@ -74,13 +74,13 @@ def ones(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any
     return _full(shp, 1, dt)
 
 
-@with_out_sharding("jnp.empty")
+@with_out_sharding("jnp.empty", device=True)
 def empty(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
     """As ``zeros`` (arrays are immutable, so there is nothing to leave uninitialized)."""
     return zeros(shape, dtype)
 
 
-@with_out_sharding("jnp.full")
+@with_out_sharding("jnp.full", device=True)
 def full(
     shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -112,7 +112,7 @@ def _like_dtype_and_shape(a: Any, dtype: Any, shape: Any, fn: str):
 
 
 @over_key_data("jnp.zeros_like")
-@with_out_sharding("jnp.zeros_like", like=True)
+@with_out_sharding("jnp.zeros_like", like=True, device=True)
 def zeros_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -122,7 +122,7 @@ def zeros_like(
 
 
 @over_key_data("jnp.ones_like")
-@with_out_sharding("jnp.ones_like", like=True)
+@with_out_sharding("jnp.ones_like", like=True, device=True)
 def ones_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
@@ -132,22 +132,21 @@ def ones_like(
 
 
 @over_key_data("jnp.empty_like")
-@with_out_sharding("jnp.empty_like", like=True)
+@with_out_sharding("jnp.empty_like", like=True, device=True, out=False)
 def empty_like(
     prototype: Any,
     dtype: Any = None,
     shape: Any = None,
     *,
     device: Any = None,
-    out_sharding: Any = None,
 ) -> Any:
-    """As ``zeros_like``."""
+    """As ``zeros_like`` (JAX 0.10's ``empty_like`` takes no ``out_sharding``)."""
     dt, weak, shp = _like_dtype_and_shape(prototype, dtype, shape, "empty_like")
     return _full(shp, 0, dt, weak)
 
 
 @over_key_data("jnp.full_like")
-@with_out_sharding("jnp.full_like", like=True)
+@with_out_sharding("jnp.full_like", like=True, device=True)
 def full_like(
     a: Any,
     fill_value: Any,
@@ -193,7 +192,7 @@ def _arange_scalar(x: Any, name: str) -> Any:
     return x
 
 
-@with_out_sharding("jnp.arange")
+@with_out_sharding("jnp.arange", device=True)
 def arange(
     start: Any,
     stop: Any = None,
@@ -291,6 +290,7 @@ _linspace_jit = _named_jit(
 )
 
 
+@with_out_sharding("jnp.linspace", device=True, out=False)
 def linspace(
     start: Any,
     stop: Any,
@@ -491,6 +491,7 @@ def _matrix_dims(N: Any, M: Any, fn: str) -> tuple[int, int]:
     return n, m
 
 
+@with_out_sharding("jnp.eye", device=True, out=False)
 def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *, device: Any = None) -> Any:
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
 

@@ -26,33 +26,126 @@ from spmd._src.interpreters import sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.sharding import apply_out_sharding
+from spmd._src.sharding import (
+    IndivisibleError,
+    NamedSharding,
+    Sharding,
+    SingleDeviceSharding,
+    uneven_dims,
+    uneven_message,
+)
 from spmd._src.util import canonicalize_axis
 
 
-def with_out_sharding(name: str, inner: bool = False, like: bool = False):
+def with_out_sharding(
+    name: str,
+    inner: bool = False,
+    like: bool = False,
+    device: bool = False,
+    out: bool = True,
+    data: bool = False,
+):
     """Decorate a jnp function taking ``out_sharding=``: its result is moved to that sharding
     (never silently ignored; axes JAX refuses there are refused with JAX's ValueError).
     ``inner``: the function hands ``out_sharding`` to the primitive computing its result (a
     contraction, whose sharding in types it decides): only None is handled here. ``like``: a
-    ``*_like`` function, whose result of its first argument's shape takes that argument's
-    sharding in types (Explicit mesh axes) when no ``out_sharding`` is given, as in JAX."""
+    ``*_like`` function, whose result takes its first argument's sharding (see
+    ``like_sharding``) when neither ``device`` nor ``out_sharding`` is given, as in JAX.
+    ``device``: the function also takes ``device=`` (a device or a Sharding: the eager result
+    is placed there; JAX refuses both at once). ``out``: False for a function that takes
+    ``device=`` but no ``out_sharding=`` (JAX's ``empty_like``, ``eye``, ``linspace``).
+    ``data``: a conversion (``array``, ``asarray``) whose first argument's data the result
+    holds: a committed argument must already be on the devices ``device=`` names."""
 
     def deco(fn):
         if inner:
             return fn
 
         @functools.wraps(fn)
-        def wrapped(*args, out_sharding=None, **kwargs):
-            out = fn(*args, **kwargs)
+        def wrapped(*args, **kwargs):
+            dev = kwargs.pop("device", None) if device else None
+            out_sharding = kwargs.pop("out_sharding", None) if out else None
+            if dev is not None and out_sharding is not None:
+                raise ValueError(
+                    f"{name}: only one of `device` or `out_sharding` can be set. Got "
+                    f"device={dev!r} and out_sharding={out_sharding!r}"
+                )
+            res = fn(*args, **kwargs)
+            if dev is not None:
+                return place_on_device(res, dev, name, args[0] if data and args else None)
             if like and out_sharding is None and args:
-                s = sharding_rules.type_sharding(args[0])
-                if s is not None and tuple(np.shape(out)) == tuple(np.shape(args[0])):
-                    out_sharding = s
-            return apply_out_sharding(out, out_sharding, name)
+                s = like_sharding(args[0], res)
+                if s is not None and type(res) is Array:
+                    # The operand's own sharding, attached as it is (Auto axes too): JAX computes
+                    # the result there, not by a reshard.
+                    return Array(res._value, res.weak_type, s)
+                out_sharding = s
+            return apply_out_sharding(res, out_sharding, name)
 
         return wrapped
 
     return deco
+
+
+def like_sharding(a: Any, res: Any) -> Any:
+    """The sharding a ``*_like`` function gives its result ``res`` made after ``a`` (None: the
+    default placement). As in JAX: a traced ``a`` passes on the sharding in its type when the
+    shapes agree; a concrete, committed Array passes on its own sharding unless the result is
+    weakly typed, or of another shape while that sharding splits some dimension."""
+    if type(a) is Array:
+        s = a._sharding
+        if (
+            s is None
+            or not a._committed
+            or type(res) is not Array
+            or res.weak_type
+            or (res.shape != a.shape and not s.is_fully_replicated)
+        ):
+            return None
+        return s
+    if np.shape(res) == np.shape(a):
+        return sharding_rules.type_sharding(a)
+    return None
+
+
+def place_on_device(x: Any, device: Any, name: str, data: Any = None) -> Any:
+    """``x`` (a new result) placed on ``device`` (a device or a Sharding), committed and
+    strongly typed, as JAX's ``device=`` argument does. Under a trace the placement is left to
+    jit (JAX ignores it there too). ``data``: the operand ``x`` holds the data of (a
+    conversion, whose result keeps its weak type), which, committed, must already be on the
+    devices named (JAX cannot move a committed array inside a computation)."""
+    from spmd._src import devices as dev
+    from spmd._src.placement import device_put  # lazy: placement sits above the numpy modules
+
+    if isinstance(device, dev.CpuDevice):
+        target = SingleDeviceSharding(device)
+    elif isinstance(device, Sharding):
+        target = device
+    else:
+        raise TypeError(f"{name}: device must be a Device or a Sharding, got {device!r}")
+    if not isinstance(x, Array):
+        return x
+    if isinstance(target, NamedSharding):
+        shape = tuple(x.shape)
+        if len(target.spec) > len(shape):
+            raise ValueError(
+                f"{name}: device={target} has a spec of {len(target.spec)} entries, more "
+                f"than the {len(shape)} dimensions of the result of shape {shape}"
+            )
+        bad = uneven_dims(target, shape)
+        if bad and config.spmd_uneven != "pad":
+            raise IndivisibleError(f"{name}: {uneven_message(target, shape, bad)}")
+    if type(data) is Array and data._committed and data._sharding is not None:
+        have = data._sharding.device_set
+        if have != target.device_set:
+            raise ValueError(
+                f"{name}: the argument of shape {tuple(data.shape)} is committed to devices "
+                f"{sorted(d.id for d in have)}, but device= names devices "
+                f"{sorted(d.id for d in target.device_set)}; move it with device_put first."
+            )
+    if x.weak_type and data is None:
+        x = Array(x._value, False)  # JAX's filled arrays given a device are strongly typed
+    return device_put(x, target)
 
 
 def is_arraylike(x: Any) -> bool:
