@@ -141,7 +141,10 @@ class Array:
         return Array(self._value.copy(), self.weak_type, self._sharding)
 
     def copy(self) -> Array:
-        return Array(self._value.copy(), self.weak_type)
+        # A copy stays where the original is (JAX's x.copy() keeps the sharding).
+        out = Array(self._value.copy(), self.weak_type, self._sharding)
+        out._committed, out._device = self._committed, self._device
+        return out
 
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:
