@@ -246,7 +246,11 @@ def apply_out_sharding(x: Any, sharding: Any, name: str, prim: Any = None) -> An
     s = _reshard_sharding(sharding, _aval_of(x).ndim, name)
     if isinstance(s, NamedSharding):
         shape = tuple(_aval_of(x).shape)
-        check_rank(s, len(shape))
+        try:
+            check_rank(s, len(shape))
+        except ValueError as e:
+            arg = "out_sharding" if prim is None else "sharding"  # reshard's is its own
+            raise ValueError(f"{name}: {arg} for a result of shape {shape}: {e}") from None
         bad = uneven_dims(s, shape)
         if bad and config.spmd_uneven != "pad":
             raise IndivisibleError(f"{name}: {uneven_message(s, shape, bad)}")
