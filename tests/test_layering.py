@@ -96,6 +96,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.multihost_utils",
         "spmd._src.multiprocess",
         "spmd._src.launcher",
+        "spmd._src.refs",
     ],
 }
 PUBLIC_LAYER = 7

@@ -19,6 +19,7 @@ from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arr
 from spmd._src import devices as _devices
 from spmd._src import multiprocess as _multiprocess
 from spmd._src import profiler as _profiler
+from spmd._src import refs as _refs
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
@@ -27,6 +28,7 @@ from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
 from spmd._src.lax import tokens
+from spmd._src.lax.refs import Ref
 from spmd._src.lax.sharding import prefix_targets
 from spmd._src.lowering import Compiled as Compiled  # the stages live in lowering
 from spmd._src.lowering import Lowered, Traced, run_partitioned
@@ -354,6 +356,13 @@ class JitWrapped:
             )
         except TypeError:
             sig = None
+        if any(type(x) is Ref for x in leaves):
+            _refs.check_distinct_refs(
+                leaves,
+                lambda: _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names()),
+                self.__name__,
+                "jit",
+            )
         if sig is None:
             paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names())
             for x, p in zip(leaves, paths):
@@ -394,6 +403,7 @@ class JitWrapped:
             out = fun(*full_args, **full_kwargs)
             out_leaves, out_tree = tu.tree_flatten(out)
             out_tree_box.append(out_tree)
+            _refs.check_results(out_leaves, flat, paths, self.__name__, "jit")
             for i, o in enumerate(out_leaves):
                 if not core.valid_jaxtype(o):
                     raise TypeError(
@@ -754,6 +764,8 @@ def _aval_key(x: Any) -> tuple:
         a = x.aval
         return (a.shape, a.dtype, a.weak_type)
     a = core.get_aval(x)
+    if type(x) is Ref:  # a ref's program is not an array's of the same shape
+        return (Ref, a.shape, a.dtype, a.weak_type)
     return (a.shape, a.dtype, a.weak_type)
 
 

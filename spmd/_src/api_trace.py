@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from spmd._src import core, key_arrays
+from spmd._src import refs as _refs
 from spmd._src import tree_util as tu
 from spmd._src.api import (
     ShapeDtypeStruct,
@@ -48,6 +49,7 @@ def make_jaxpr(
         pos_names, _ = _positional_names(fun)
         names = [nm for i, nm in enumerate(pos_names) if i not in nums]
         paths = _leaf_paths(tuple(dyn), kwargs, names)
+        _refs.check_distinct_refs(leaves, lambda: paths, _fun_name(fun), "make_jaxpr")
         avals = [_abstractify(x, p, f"make_jaxpr({_fun_name(fun)})") for x, p in zip(leaves, paths)]
         out_tree_box = []
 
@@ -57,6 +59,7 @@ def make_jaxpr(
             full = [args[i] if i in nums else next(it) for i in range(n)]
             out = fun(*full, **kw)
             out_leaves, out_tree = tu.tree_flatten(out)
+            _refs.check_results(out_leaves, flat, paths, _fun_name(fun), "make_jaxpr")
             out_tree_box.append((out_tree, out))
             return out_leaves
 

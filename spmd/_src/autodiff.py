@@ -24,6 +24,7 @@ from spmd._src.array import Array
 from spmd._src.interpreters import ad
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_ew
+from spmd._src.lax import refs
 from spmd._src.lax import rules as lax_rules
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy.util import to_array
@@ -224,6 +225,11 @@ def _is_float0(x: Any) -> bool:
 
 
 def _check_input_dtype(name: str, x: Any, allow_int: bool, holomorphic: bool) -> None:
+    if refs.is_ref(x):  # (JAX refuses it too, as a ValueError: no cotangent type fits)
+        raise ValueError(
+            f"{name} cannot differentiate with respect to a mutable array reference (of type "
+            f"{core.get_aval(x).str_short(False)}); pass its value (r[...]) instead"
+        )
     dt = core.get_aval(x).dtype
     if holomorphic:
         if not dtypes.issubdtype(dt, np.complexfloating):

@@ -140,7 +140,15 @@ def _alias_inner(eqn: JaxprEqn, ctx: PPContext) -> None:
         _suggest_names(inner.outvars, eqn.outvars, ctx)
 
 
+# Primitives whose equations print in a form of their own (a Ref's ``c <- a[...]``):
+# prim -> rule(eqn, ctx) -> Doc.
+pp_eqn_rules: dict[Any, Any] = {}
+
+
 def pp_eqn(eqn: JaxprEqn, ctx: PPContext) -> pp.Doc:
+    own = pp_eqn_rules.get(eqn.primitive)
+    if own is not None:
+        return own(eqn, ctx)
     _alias_inner(eqn, ctx)
     lhs = pp_vars(eqn.outvars, ctx)
     rule = pp_param_rules.get(eqn.primitive)

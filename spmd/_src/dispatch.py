@@ -28,6 +28,7 @@ from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import callback
+from spmd._src.lax.refs import Ref
 
 # ---------------------------------------------------------------------------------------------
 # Eager
@@ -45,6 +46,8 @@ def _aval_and_value(x: Any) -> tuple[ShapedArray, np.ndarray]:
             "that outlives the transformation), and it is now used outside that "
             "transformation."
         )
+    if t is Ref:  # a mutable reference: its kernels take (and write) the object itself
+        return x.aval, x
     aval = core.get_aval(x)
     v = np.asarray(x)
     if v.dtype != aval.dtype:
@@ -54,6 +57,9 @@ def _aval_and_value(x: Any) -> tuple[ShapedArray, np.ndarray]:
 
 def _as_result(out: Any, aval: ShapedArray) -> Array:
     if type(out) is not np.ndarray or out.dtype != aval.dtype:
+        if type(out) is Ref:  # new_ref's result is the new reference itself
+            out.weak_type = aval.weak_type
+            return out
         out = np.asarray(out, dtype=aval.dtype)
     return Array(out, aval.weak_type)
 
@@ -246,7 +252,9 @@ def compile_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any] = ()) -> Callable[..., lis
     reusable = passes.reusable_buffers(jaxpr, last_use)
 
     for v, c in zip(jaxpr.constvars, consts, strict=True):
-        names[id(v)] = bind_value("c", np.asarray(c) if type(c) is not Array else c._value)
+        # (A Ref the program closes over enters as itself: its writes must reach it.)
+        c = c._value if type(c) is Array else c if type(c) is Ref else np.asarray(c)
+        names[id(v)] = bind_value("c", c)
     params = []
     for i, v in enumerate(jaxpr.invars):
         names[id(v)] = f"a{i}"
@@ -330,7 +338,7 @@ jit_p = core.Primitive("jit", multiple_results=True)
 
 
 def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
-    vals = [x._value if type(x) is Array else np.asarray(x) for x in args]
+    vals = [x._value if type(x) is Array else x if type(x) is Ref else np.asarray(x) for x in args]
     return compiled_for(jaxpr)(*vals)
 
 
@@ -527,6 +535,8 @@ def canonical_value(x: Any) -> np.ndarray:
     """A NumPy value with the canonical dtype for an argument of a jitted function."""
     if type(x) is Array:
         return x._value
+    if type(x) is Ref:  # passed as itself, so the program's writes update it in place
+        return x
     v = np.asarray(x)
     d = dtypes.canonicalize_dtype(v.dtype)
     return v if v.dtype == d else v.astype(d)

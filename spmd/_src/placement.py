@@ -22,6 +22,7 @@ from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import sharding_rules
+from spmd._src.lax import refs
 from spmd._src.lax.tokens import AbstractToken, Token
 from spmd._src.mesh import AxisType
 from spmd._src.sharding import (
@@ -256,6 +257,8 @@ def typeof(x: Any) -> TypeOf:
         t.dtype, t.sharding = x.dtype, key_sharding(typeof(x._base).sharding, x.ndim)
         return t
     aval = core.get_aval(x)
+    if refs.is_ref(x):
+        return refs.ref_aval(aval)  # Ref{float32[3]}, as JAX's typeof gives a ref's type
     if type(aval) is AbstractToken:
         return aval  # a token's type has no sharding (JAX's typeof gives AbstractToken())
     if isinstance(x, Array):

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.global_array import GlobalArray
+from spmd._src.lax import refs
 from spmd._src.numpy import ufuncs
 from spmd._src.numpy.util import is_arraylike
 
@@ -164,4 +165,27 @@ def install() -> list[str]:
     missing = _install(Array)
     _install(GlobalArray)
     _install(Tracer)
+    _install_ref_indexing(Tracer)
     return missing
+
+
+def _install_ref_indexing(cls: type) -> None:
+    # A traced mutable reference (a Ref argument of jit, new_ref inside it) reads with
+    # ``r[idx]`` and writes with ``r[idx] = v``; arrays index as before and stay immutable.
+    array_getitem = cls.__getitem__
+
+    def getitem(self, idx):
+        if refs.is_ref(self):
+            return refs.ref_get(self, idx)
+        return array_getitem(self, idx)
+
+    def setitem(self, idx, value):
+        if refs.is_ref(self):
+            return refs.ref_set(self, idx, value)
+        raise TypeError(
+            f"'{type(self).__name__}' object does not support item assignment: spmd arrays are "
+            "immutable; use x.at[idx].set(y) (or a Ref from spmd.new_ref)"
+        )
+
+    cls.__getitem__ = getitem
+    cls.__setitem__ = setitem
