@@ -1,0 +1,274 @@
+"""Record what JAX's mutable array references do into ``tests/golden/refs.json`` (read by
+``tests/test_refs.py``): ``probes(ns)`` runs each case (``ns`` holds ``jax``, ``jnp``, ``np``
+and ``ref``, JAX's or spmd's) and describes its result as plain data: arrays by dtype, shape,
+weak type and values, jaxprs and reprs by their text, errors by their class.
+
+Run with real JAX (not spmd), on CPU: ``/path/to/jax/python tests/golden_gen/refs_gen.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent
+OUT = TESTS / "golden" / "refs.json"
+
+
+def show(ns, v):
+    """``v`` as plain data (see the module docstring)."""
+    if isinstance(v, (tuple, list)):
+        return [show(ns, x) for x in v]
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, ns.jax.Array):
+        a = ns.np.asarray(v)
+        return {
+            "dtype": a.dtype.name,
+            "shape": list(a.shape),
+            "weak_type": bool(getattr(v, "weak_type", False)),
+            "values": a.ravel().tolist(),
+        }
+    if isinstance(v, float):
+        return {"float": v}
+    return {"text": str(v)}
+
+
+def _f(r, x):
+    r[...] = r[...] * x
+    return x + 1
+
+
+def _square_into_fresh_ref(ns, x):
+    r = ns.jax.new_ref(ns.jnp.zeros_like(x))
+    r[...] += x * x
+    return ns.jax.freeze(r)
+
+
+def _indexed_updates(ns, x):
+    r = ns.jax.new_ref(x)
+    r[0] = r[0] * 3.0
+    r[1:] += r[:2] * x[0]
+    return ns.jax.freeze(r).sum()
+
+
+def _first_then_all(ns, x):
+    r = ns.jax.new_ref(ns.jnp.zeros((3,)))
+    r[0] = x[0]
+    r[...] += x * x
+    return ns.jax.freeze(r)
+
+
+def _reads_writes(r):
+    a = r[0]
+    b = r[1:]
+    r[0] = 1.0
+    r[1:] = b * 2
+    r[1:] += 1.0
+    r[0] += 2.0
+    return a
+
+
+def _eager(ns):
+    jax, jnp = ns.jax, ns.jnp
+    r = jax.new_ref(jnp.arange(3.0))
+    r[...] += 1
+    after_add = [r[...], jax.freeze(r)]
+    r[0] = 5.0
+    r[1:] = jnp.array([7.0, 8.0])
+    m = jax.new_ref(jnp.arange(12.0).reshape(3, 4))
+    return {
+        "add_in_place": after_add,
+        "index_writes": repr(r),
+        "index_reads": [m[0, 1:], m[:, 0], m[1], m[-1], m[::2], m[..., 2]],
+        "traced_index_read": jax.jit(lambda m, i: m[i])(m, 2),
+        "repr_weak_float": repr(jax.new_ref(1.0)),
+        "repr_weak_int": repr(jax.new_ref(1)),
+        "repr_int": repr(jax.new_ref(jnp.arange(3))),
+        "repr_2d": repr(jax.new_ref(jnp.ones((2, 2)))),
+        "typeof": [str(jax.typeof(jax.new_ref(1.0))), str(jax.typeof(m))],
+        "attributes": [list(m.shape), m.dtype.name, m.ndim, m.size, len(m)],
+        "is_ref_not_array": [isinstance(m, jax.Ref), isinstance(m, jax.Array)],
+        "freeze_of_array": jax.freeze(jnp.ones(2)),
+        "freeze_twice": (lambda q: [jax.freeze(q), jax.freeze(q)])(jax.new_ref(2.0)),
+        "write_py_float_into_f32": (lambda q: (q.__setitem__(0, 2.0), repr(q))[1])(
+            jax.new_ref(jnp.ones(3))
+        ),
+        "write_forgets_weak_type": (lambda q: (q.__setitem__(..., 2.0), repr(q))[1])(
+            jax.new_ref(1.0)
+        ),
+        "api_swap": (lambda q: [ns.ref.swap(q, 0, 9.0), repr(q)])(jax.new_ref(jnp.ones(3))),
+        "api_addupdate": (lambda q: [ns.ref.addupdate(q, 0, 9.0), repr(q)])(
+            jax.new_ref(jnp.ones(3))
+        ),
+        "api_get_set": (lambda q: [ns.ref.set(q, (), jnp.full(3, 4.0)), ns.ref.get(q, 1)])(
+            jax.new_ref(jnp.ones(3))
+        ),
+    }
+
+
+def _jit(ns):
+    jax, jnp = ns.jax, ns.jnp
+    r = jax.new_ref(jnp.arange(3.0))
+    first = jax.jit(_f)(r, 2.0)
+    second = jax.jit(_f)(r, 3.0)
+    c = jax.new_ref(jnp.zeros(2))
+
+    @jax.jit
+    def closes_over(x):
+        c[...] += x
+        return x * 2
+
+    out = closes_over(jnp.ones(2))
+    out2 = closes_over(jnp.ones(2))
+    return {
+        "mutates_argument": [first, second, repr(r)],
+        "mutates_closed_over": [out, out2, repr(c)],
+        "fresh_ref_inside": jax.jit(lambda x: _square_into_fresh_ref(ns, x))(jnp.arange(3.0)),
+        "empty_ref": jax.jit(
+            lambda: jax.freeze(jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32)))
+        )(),
+        "scalar_ref_argument": jax.jit(lambda q: q[...] + 1)(jax.new_ref(1.0)),
+        "nested_jit": (lambda q: [jax.jit(lambda q: jax.jit(_f)(q, 2.0))(q), repr(q)])(
+            jax.new_ref(jnp.ones(2))
+        ),
+    }
+
+
+def _jaxprs(ns):
+    jax, jnp = ns.jax, ns.jnp
+    r = jax.new_ref(jnp.arange(3.0))
+    m = jax.new_ref(jnp.ones((3, 4)))
+    c = jax.new_ref(jnp.zeros(2))
+    mj = jax.make_jaxpr
+    return {
+        "argument_get_swap": mj(_f)(r, 2.0),
+        "new_ref_freeze": mj(lambda x: _square_into_fresh_ref(ns, x))(jnp.ones(3)),
+        "indexed_reads_writes": mj(_reads_writes)(r),
+        "two_d_indices": mj(lambda q: (q[0, 1:], q[:, 0], q[1], q[-1], q[::2], q[..., 0]))(m),
+        "traced_index": mj(lambda q, i: q[i])(m, 1),
+        "array_index": mj(lambda q: q[jnp.array([0, 2])])(m),
+        "empty_ref": mj(
+            lambda: jax.freeze(jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32)))
+        )(),
+        "free_ref": mj(lambda x: (jax.free_ref(jax.new_ref(x)), x)[1])(1.0),
+        "api_addupdate": mj(lambda q: ns.ref.addupdate(q, ..., jnp.ones(3)))(r),
+        "api_set": mj(lambda q: ns.ref.set(q, 1, 2.0))(r),
+        "api_get": mj(lambda q: ns.ref.get(q))(r),
+        "api_swap_used": mj(lambda q: ns.ref.swap(q, 0, 2.0) * 2)(r),
+        "jit_of_ref": mj(jax.jit(lambda q: q.__setitem__(..., q[...] + 1.0)))(r),
+        "closed_over": mj(lambda x: c.__setitem__(..., x))(jnp.ones(2)),
+        "vmap_fresh_ref": mj(jax.vmap(lambda x: _first_then_all(ns, x)))(jnp.ones((2, 3))),
+    }
+
+
+def _transforms(ns):
+    jax, jnp = ns.jax, ns.jnp
+    x3 = jnp.array([1.0, 2.0, 3.0])
+    return {
+        "grad_fresh_ref": jax.grad(lambda x: _square_into_fresh_ref(ns, x).sum())(x3),
+        "grad_indexed": jax.grad(lambda x: _indexed_updates(ns, x))(x3),
+        "grad_first_then_all": jax.grad(lambda x: (_first_then_all(ns, x) ** 2).sum())(x3),
+        "jvp_indexed": list(jax.jvp(lambda x: _indexed_updates(ns, x), (x3,), (jnp.ones(3),))),
+        "jit_grad": jax.jit(jax.grad(lambda x: _square_into_fresh_ref(ns, x).sum()))(x3),
+        "grad_jit_inside": jax.grad(lambda x: jax.jit(lambda x: _indexed_updates(ns, x))(x))(x3),
+        "grad_ref_not_differentiated": jax.grad(lambda x, q: (q[...] * x).sum())(
+            1.0, jax.new_ref(jnp.arange(3.0))
+        ),
+        "vmap_fresh_ref": jax.vmap(lambda x: _square_into_fresh_ref(ns, x))(
+            jnp.arange(6.0).reshape(2, 3)
+        ),
+        "vmap_indexed": jax.vmap(lambda x: _indexed_updates(ns, x))(jnp.arange(6.0).reshape(2, 3)),
+        "vmap_first_then_all": jax.vmap(lambda x: _first_then_all(ns, x))(
+            jnp.arange(6.0).reshape(2, 3)
+        ),
+        "vmap_ref_read_unbatched": jax.vmap(lambda x, q: q[...] * x, in_axes=(0, None))(
+            jnp.arange(2.0), jax.new_ref(jnp.arange(3.0))
+        ),
+        "vmap_ref_batched_argument": jax.vmap(lambda q: q[...] * 2)(
+            jax.new_ref(jnp.arange(6.0).reshape(2, 3))
+        ),
+        "vmap_grad": jax.vmap(jax.grad(lambda x: _indexed_updates(ns, x)))(
+            jnp.arange(6.0).reshape(2, 3)
+        ),
+        "grad_vmap": jax.grad(lambda x: jax.vmap(lambda x: _indexed_updates(ns, x))(x).sum())(
+            jnp.arange(6.0).reshape(2, 3)
+        ),
+    }
+
+
+def _errors(ns):
+    """Each case raises; the error's class is recorded."""
+    jax, jnp = ns.jax, ns.jnp
+
+    def ref():
+        return jax.new_ref(jnp.arange(3.0))
+
+    def write(v):
+        return lambda q: q.__setitem__(..., v)
+
+    return {
+        "jit_returns_argument_ref": lambda: jax.jit(lambda q: q)(ref()),
+        "jit_returns_new_ref": lambda: jax.jit(lambda x: jax.new_ref(x))(1.0),
+        "make_jaxpr_returns_ref": lambda: jax.make_jaxpr(lambda q: q)(ref()),
+        "jit_same_ref_twice": lambda: (lambda q: jax.jit(lambda a, b: a[...] + b[...])(q, q))(
+            ref()
+        ),
+        "jit_same_ref_in_pytree": lambda: (lambda q: jax.jit(lambda t: t[0][...])((q, q)))(ref()),
+        "write_wrong_shape": lambda: write(jnp.ones(4))(ref()),
+        "write_wrong_shape_jit": lambda: jax.jit(write(jnp.ones(4)))(ref()),
+        "write_scalar_not_broadcast": lambda: write(1.0)(ref()),
+        "write_wrong_dtype": lambda: write(jnp.ones(3, jnp.int32))(ref()),
+        "write_wrong_dtype_jit": lambda: jax.jit(write(jnp.ones(3, jnp.int32)))(ref()),
+        "write_py_int_into_f32": lambda: ref().__setitem__(0, 2),
+        "addupdate_wrong_shape": lambda: ns.ref.addupdate(ref(), ..., 1.0),
+        "read_out_of_bounds": lambda: ref()[5],
+        "write_out_of_bounds": lambda: ref().__setitem__(3, 1.0),
+        "too_many_indices": lambda: ref()[0, 0],
+        "new_ref_of_list": lambda: jax.new_ref([1.0, 2.0]),
+        "empty_ref_eager": lambda: jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32)),
+        "grad_wrt_ref": lambda: jax.grad(lambda q: q[...].sum())(ref()),
+        "vmap_batched_write_unbatched_ref": lambda: jax.vmap(write_b, in_axes=(0, None))(
+            jnp.ones((2, 3)), ref()
+        ),
+        "vmap_write_unbatched_ref": lambda: jax.vmap(
+            lambda x, q: q.__setitem__(..., q[...] + 1.0), in_axes=(0, None)
+        )(jnp.ones(2), ref()),
+        "ref_plus_one": lambda: ref() + 1,
+    }
+
+
+def write_b(x, q):
+    q[...] = x
+
+
+def probes(ns) -> dict:
+    """Every case's description: ``{group: {name: data}}``."""
+    out = {}
+    for group, fn in [("eager", _eager), ("jit", _jit), ("jaxpr", _jaxprs), ("ad", _transforms)]:
+        out[group] = {k: show(ns, v) for k, v in fn(ns).items()}
+    errors = {}
+    for name, case in _errors(ns).items():
+        try:
+            case()
+            errors[name] = "no error"
+        except Exception as err:  # noqa: BLE001 - the error class is the golden value
+            errors[name] = type(err).__name__
+    out["errors"] = errors
+    return out
+
+
+if __name__ == "__main__":
+    import types
+
+    import jax
+    import jax.numpy as jnp
+    import jax.ref
+    import numpy as np
+
+    jax.config.update("jax_platforms", "cpu")
+    ns = types.SimpleNamespace(jax=jax, jnp=jnp, np=np, ref=jax.ref)
+    record = {"jax_version": jax.__version__, "probes": probes(ns)}
+    OUT.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {OUT}", file=sys.stderr)
