@@ -1970,6 +1970,13 @@ for _ax, _tiled in [(0, False), (-1, True)]:
           ["float32", "int32"], [(2, (3,)), (4, (2, 4))], lambda n: [None],
           f" axis={_ax} tiled={_tiled}")  # fmt: skip
 
+KNOWN_UNSWEPT["peer_gather"] = (
+    "joins the slices of a device axis held by the processes of an MPI job (in one process it "
+    "joins one slice); its impl and vmap rule run in the jobs of tests/test_multiprocess.py, "
+    "whose 48 results match one process's bit for bit, and in one process in "
+    "tests/test_multiprocess.py"
+)
+
 # ---------------------------------------------------------------------------------------------
 # Fourier transforms (spmd._src.lax.fft), through the un-jitted lax.fft (so that the call binds
 # fft itself, after the operand's conversion to complex where the type asks for it). The kernel

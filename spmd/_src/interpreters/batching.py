@@ -97,28 +97,66 @@ def refers_to_axis(prim: core.Primitive, params: dict, name: Any) -> bool:
     return any(name in _names_in_jaxpr(j) for j in core._jaxprs_in_params(params))
 
 
+class Span:
+    """A device axis shared by several processes (a job under MPI): this process holds the
+    indices ``offset .. offset + size - 1`` of an axis of ``total`` devices, and ``peers`` are
+    the ranks that hold its slices, in index order (this one among them). A collective over the
+    axis gathers the slices from the peers (``lax.parallel.processes``)."""
+
+    __slots__ = ("total", "offset", "peers")
+
+    def __init__(self, total: int, offset: int, peers: tuple) -> None:
+        self.total, self.offset, self.peers = total, offset, tuple(peers)
+
+    def _key(self) -> tuple:
+        return (self.total, self.offset, self.peers)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Span) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Span(total={self.total}, offset={self.offset}, peers={self.peers})"
+
+
 class AxisData:
     """The mapped axis of a BatchTrace: its name (or None), size, SPMD mesh axis name, and
-    whether its indices are devices (``per_device``: shard_map and pmap; vmap's are not)."""
+    whether its indices are devices (``per_device``: shard_map and pmap; vmap's are not).
+    ``span``: where the axis's devices lie in several processes, this process's slice of them
+    (``size`` is then the slice's length, the batch dimension's; ``axis_size`` the axis's)."""
 
-    __slots__ = ("name", "size", "spmd_name", "per_device", "env_depth")
+    __slots__ = ("name", "size", "spmd_name", "per_device", "env_depth", "span")
 
     def __init__(
-        self, name: Any, size: int, spmd_name: Any = None, per_device: bool | None = None
+        self,
+        name: Any,
+        size: int,
+        spmd_name: Any = None,
+        per_device: bool | None = None,
+        span: Span | None = None,
     ) -> None:
         self.name, self.size, self.spmd_name = name, size, spmd_name
         self.per_device = per_device
+        self.span = span
         # How many axis names were bound when the map started (set by batch_fun; not part of
         # the identity): names bound after that belong to maps running inside this one.
         self.env_depth: int | None = None
 
+    @property
+    def axis_size(self) -> int:
+        """The number of devices (or indices) along the axis: what ``lax.axis_size`` says."""
+        return self.size if self.span is None else self.span.total
+
     def _key(self) -> tuple:
-        return (self.name, self.size, self.spmd_name, self.per_device)
+        return (self.name, self.size, self.spmd_name, self.per_device, self.span)
 
     def __repr__(self) -> str:
+        span = "" if self.span is None else f", span={self.span!r}"
         return (
             f"AxisData(name={self.name!r}, size={self.size}, spmd_name={self.spmd_name!r}, "
-            f"per_device={self.per_device!r})"
+            f"per_device={self.per_device!r}{span})"
         )
 
     def __eq__(self, other) -> bool:
@@ -218,7 +256,9 @@ def batch_fun(
     # Only maps over devices (shard_map's mesh axes; pmap is shard_map) say per_device=True.
     per_device = bool(axis_data.per_device)
     depth = axis_data.env_depth
-    axis_data = AxisData(axis_data.name, axis_data.size, axis_data.spmd_name, per_device)
+    axis_data = AxisData(
+        axis_data.name, axis_data.size, axis_data.spmd_name, per_device, axis_data.span
+    )
     # A map batching an inner jaxpr (a shard_map or jit in its body) is the same map: it keeps
     # the depth at which it started.
     axis_data.env_depth = len(core.trace_ctx.axis_env) if depth is None else depth
@@ -228,7 +268,7 @@ def batch_fun(
         if axis_data.name is None:
             outs = fun(*tracers)
         else:
-            with core.extend_axis_env(axis_data.name, axis_data.size):
+            with core.extend_axis_env(axis_data.name, axis_data.axis_size):
                 outs = fun(*tracers)
     return batch_subtrace_values(trace, outs)
 

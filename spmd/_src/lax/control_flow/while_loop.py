@@ -11,6 +11,7 @@ Array(16, dtype=int32, weak_type=True)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
 from spmd._src.lax.io_callback import has_io_effect
+from spmd._src.lax.parallel import processes
 
 # ---------------------------------------------------------------------------------------------
 # while_loop
@@ -118,10 +120,41 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     while True:
         (pred,) = cond_fn(*cc, *carry)
         pred = np.asarray(pred, bool)
-        if not pred.any():
+        if not job_any(bool(pred.any())):
             return carry
         new = body_fn(*bc, *carry)
         carry = [masked_update(pred, n, o).astype(d) for o, n, d in zip(carry, new, dtypes_)]
+
+
+class _JobPredicates(threading.local):
+    def __init__(self) -> None:
+        self.any: Callable[[bool], bool] | None = None
+
+
+_job = _JobPredicates()
+
+
+def job_any(go: bool) -> bool:
+    """Whether any example of a batched predicate goes on, in the whole job: while a job's
+    body runs batched over each process's devices (``job_predicates``), every process loops
+    as long as any one does (their collectives stay paired; the examples that stopped keep
+    their carry), as one process running all the devices does."""
+    return go if _job.any is None else _job.any(go)
+
+
+class job_predicates:
+    """Inside ``with job_predicates(fn):`` batched while predicates are decided by ``fn``
+    (this process's answer -> the job's)."""
+
+    def __init__(self, fn: Callable[[bool], bool]) -> None:
+        self.fn = fn
+
+    def __enter__(self) -> None:
+        self.prev = _job.any
+        _job.any = self.fn
+
+    def __exit__(self, *exc) -> None:
+        _job.any = self.prev
 
 
 def masked_update(pred: np.ndarray, new: Any, old: Any) -> np.ndarray:
@@ -239,6 +272,9 @@ def _while_masked_batch(axis_data, cc, bc, carry, cc_b, bc_b, cond_jaxpr, body_j
 
     def any_cond(*args):
         (pred,) = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)
+        if axis_data.span is not None:
+            # Devices in other processes go on too while any of theirs does.
+            pred = processes.peer_gather(pred, 0, axis_data.span, "while_loop's predicate")
         return [lax_red.reduce_or(pred, tuple(range(np.ndim(pred))))]
 
     def select_body(*args):

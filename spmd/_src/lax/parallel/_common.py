@@ -15,6 +15,7 @@ import numpy as np
 from spmd._src import core
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import batching, sharding_rules
+from spmd._src.lax.parallel import processes
 from spmd._src.lax.rules import bdim_at_front, moveaxis
 from spmd._src.util import prod
 
@@ -187,10 +188,23 @@ def _collective_batcher(prim: core.Primitive) -> Callable:
         name = axis_data.name
         if name is not None and name in entries:
             # This trace's axis: its devices become the front positional dimension.
-            x = bdim_at_front(x, d, axis_data.size)
+            span = axis_data.span
+            if span is None:
+                x = bdim_at_front(x, d, axis_data.size)
+            elif d is None:
+                # The same on every device of the axis: no slice needs to travel.
+                x = bdim_at_front(x, None, span.total)
+            else:
+                # The axis lies in several processes: the whole of it, from the peers.
+                what = f"{prim.name} over {name!r} of {core.get_aval(x).str_short()}"
+                x = processes.peer_gather(moveaxis(x, d, 0), 0, span, what)
             new = tuple(0 if e == name else e + 1 if _is_pos(e) else e for e in entries)
             out = prim.bind(x, **info.with_entries(params, new))
-            return out, (0 if info.varying(params) else None)
+            if not info.varying(params):
+                return out, None
+            if span is not None:
+                out = processes.local_slice(out, 0, span, axis_data.size)
+            return out, 0
         # Another axis: its batch dimension is a per-device dimension, after the stacked ones.
         k = _npos(entries)
         x = moveaxis(x, d, k)

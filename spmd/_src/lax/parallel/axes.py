@@ -13,6 +13,7 @@ from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.parallel import processes
 from spmd._src.lax.parallel._common import (
     _check_positions,
     _describe,
@@ -70,7 +71,11 @@ def _axis_index_impl(*, axis_name):
 
 
 def _axis_index_vmap(axis_data, vals, dims, *, axis_name):
-    return lax_shape.iota(np.int32, axis_data.size), 0
+    span = axis_data.span
+    if span is None:
+        return lax_shape.iota(np.int32, axis_data.size), 0
+    # An axis shared by processes: this process's indices of it.
+    return processes.local_slice(lax_shape.iota(np.int32, span.total), 0, span, axis_data.size), 0
 
 
 axis_index_p = core.Primitive("axis_index")

@@ -19,6 +19,7 @@ from spmd._src.errors import JaxRuntimeError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.parallel import processes
 from spmd._src.lax.parallel._common import (
     _check_groups,
     _check_positions,
@@ -34,7 +35,7 @@ from spmd._src.lax.parallel._common import (
 )
 from spmd._src.lax.parallel.axes import pvary_p
 from spmd._src.lax.parallel.movement import all_to_all_p
-from spmd._src.lax.rules import bdim_to
+from spmd._src.lax.rules import bdim_to, moveaxis
 from spmd._src.util import prod
 
 __all__ = ["ragged_all_to_all", "ragged_all_to_all_p"]
@@ -233,9 +234,22 @@ def _ragged_vmap_rule(axis_data, vals, dims, *, axis_name, axis_index_groups):
     name, size = axis_data.name, axis_data.size
     if name is not None and name in entries:
         # This trace's axis: its devices become the front positional dimension of every operand.
-        vals = [bdim_to(v, d, 0, size) for v, d in zip(vals, dims)]
+        span = axis_data.span
+        if span is None:
+            vals = [bdim_to(v, d, 0, size) for v, d in zip(vals, dims)]
+        else:
+            # The axis lies in several processes: every operand over the whole of it.
+            what = f"ragged_all_to_all over {name!r}"
+            vals = [
+                bdim_to(v, None, 0, span.total)
+                if d is None
+                else processes.peer_gather(moveaxis(v, d, 0), 0, span, what)
+                for v, d in zip(vals, dims)
+            ]
         new = tuple(0 if e == name else e + 1 if _is_pos(e) else e for e in entries)
         out = ragged_all_to_all_p.bind(*vals, axis_name=new, axis_index_groups=axis_index_groups)
+        if span is not None:
+            out = processes.local_slice(out, 0, span, size)
         return out, 0
     if all(d is None for d in dims):
         out = ragged_all_to_all_p.bind(
