@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
+
 __all__ = ["Communicator", "SingleProcess", "check_calls", "collective_timeout"]
 
 
@@ -47,6 +49,21 @@ class Communicator:
         pairs = self._allgather((what, obj), what)
         check_calls([w for w, _ in pairs])
         return [o for _, o in pairs]
+
+    def allgather_array(self, x: Any, what: str) -> list:
+        """Every rank's NumPy array ``x``, in rank order. The call names, shapes and dtypes
+        are compared first (a small message); arrays of one shape and dtype on every rank then
+        travel as raw bytes where the backend can (no pickling: an MPI job moves a MiB in a
+        fraction of a millisecond rather than several)."""
+        x = np.ascontiguousarray(x)
+        metas = self.allgather((x.shape, x.dtype), what)
+        if x.dtype.hasobject or any(m != metas[0] for m in metas):
+            return self.allgather(x, what)
+        return self._allgather_bytes(x)
+
+    def _allgather_bytes(self, x: Any) -> list:
+        # Every rank is here with an array of the same shape and dtype.
+        return self._allgather(x, "array")
 
     def barrier(self, what: str) -> None:
         """Wait until every rank has reached the barrier called ``what``."""

@@ -13,6 +13,8 @@ import time
 import traceback
 from typing import Any
 
+import numpy as np
+
 from spmd._src.backends.base import Communicator, collective_timeout
 
 __all__ = ["MPICommunicator"]
@@ -51,6 +53,14 @@ class MPICommunicator(Communicator):
     def _allgather(self, obj: Any, what: str) -> list:
         self._arrive(what)
         return self.comm.allgather(obj)
+
+    def _allgather_bytes(self, x: Any) -> list:
+        # The ranks have just met (exchanging shapes and dtypes): straight to the buffer
+        # collective, the bytes of any dtype (bfloat16 too) as uint8.
+        send = x.reshape(-1).view(np.uint8)
+        recv = np.empty((self.size, send.size), np.uint8)
+        self.comm.Allgather(send, recv)
+        return [recv[r].view(x.dtype).reshape(x.shape) for r in range(self.size)]
 
     def abort(self, code: int = 1) -> None:
         self.comm.Abort(code)
