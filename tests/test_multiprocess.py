@@ -14,11 +14,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from spmd._src import launcher
+from spmd._src import launcher, multiprocess
+from spmd._src.interpreters.batching import Span
 
 HERE = Path(__file__).resolve().parent / "multiprocess"
 
@@ -48,9 +50,13 @@ def test_runs_over_processes_give_one_process_bits():
     one = lines(run_job(1, 8, program, "--partition"))
     two = lines(run_job(2, 4, program))
     four = lines(run_job(4, 2, program))
-    assert len(one) == 37
+    assert len(one) == 48
     assert two == one
     assert four == one
+    # The executable specification (each body interpreted device by device, every device's
+    # operand sent to every process at each collective) gives the same bits as the batched
+    # path the jobs above took.
+    assert lines(run_job(2, 4, program, "--reference")) == one
     # shard_map, placement and eager elementwise work do not depend on the partition mode: the
     # default one-process run (the batched body over all devices) gives the same bits too.
     default = dict(ln.split(" ", 1) for ln in lines(run_job(1, 8, program)))
@@ -69,6 +75,72 @@ def test_the_multiprocess_example_trains_to_the_same_bits():
     assert one[0].startswith("1 process(es) x 8 devices") and two[0].startswith("2 process(es)")
     assert one[1:] == two[1:]
     assert "parameters' hash" in two[-1]
+
+
+@needs_mpi
+def test_devices_stopping_at_their_own_iterations_print_as_in_one_process():
+    program = HERE / "prints.py"
+    one = sorted(lines(run_job(1, 8, program)))
+    two = sorted(lines(run_job(2, 4, program)))
+    # Devices 0..7 take 1, 2, 3, 1, 2, 3, 1, 2 steps: 15 prints, then the result.
+    assert len(one) == 16 and one[-1].startswith("result ")
+    assert two == one
+
+
+class _Dev:
+    def __init__(self, i: int, per: int) -> None:
+        self.id, self.process_index = i, i // per
+
+
+def _layout_of(shape, procs, rank, order=None):
+    n = int(np.prod(shape))
+    devs = [_Dev(i, n // procs) for i in range(n)]
+    order = range(n) if order is None else order
+    grid = np.empty(n, dtype=object)
+    grid[:] = [devs[i] for i in order]
+    mesh = SimpleNamespace(axis_names=("x", "y")[: len(shape)], devices=grid.reshape(shape))
+    return multiprocess._find_layout(mesh, SimpleNamespace(size=procs, rank=rank))
+
+
+def test_each_process_finds_its_slice_of_every_axis():
+    where, spans = _layout_of((2, 4), 2, 1)
+    assert where == {"first": {"x": 1, "y": 0}, "count": {"x": 1, "y": 4}}
+    assert spans["x"] == Span(2, 1, (0, 1)) and spans["y"] is None
+    # Four processes of two devices on a 2x4 mesh: a 2x2 grid of boxes; the peers along an
+    # axis are the processes holding the same slice of the other axis.
+    where, spans = _layout_of((2, 4), 4, 1)
+    assert where == {"first": {"x": 0, "y": 2}, "count": {"x": 1, "y": 2}}
+    assert spans == {"x": Span(2, 0, (1, 3)), "y": Span(4, 2, (0, 1))}
+    where, spans = _layout_of((4, 2), 2, 0)
+    assert where["count"] == {"x": 2, "y": 2} and spans == {"x": Span(4, 0, (0, 1)), "y": None}
+
+
+def test_meshes_without_a_box_per_process_take_the_reference_path():
+    # Interleaved processes; a process without devices in the mesh; boxes of two shapes.
+    assert _layout_of((8,), 2, 0, order=[0, 4, 1, 5, 2, 6, 3, 7]) is None
+    assert _layout_of((4,), 4, 0, order=None) is not None
+    mesh = SimpleNamespace(axis_names=("x",), devices=np.array([_Dev(i, 4) for i in range(4)]))
+    assert multiprocess._find_layout(mesh, SimpleNamespace(size=2, rank=0)) is None
+    uneven = [_Dev(i, 1) for i in range(3)]
+    uneven[2].process_index = 1
+    mesh = SimpleNamespace(axis_names=("x",), devices=np.array(uneven, dtype=object))
+    assert multiprocess._find_layout(mesh, SimpleNamespace(size=2, rank=0)) is None
+
+
+def test_peer_gather_joins_the_slices_in_axis_order():
+    import spmd
+    from spmd._src.lax.parallel.processes import peer_gather
+
+    # A job of one process: the one slice is the whole axis, under vmap and jit too.
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    one = Span(3, 0, (0,))
+    np.testing.assert_array_equal(peer_gather(x, 1, one, "t"), x)
+    out = spmd.jit(spmd.vmap(lambda v: peer_gather(v, 0, one, "t"), in_axes=2))(x)
+    np.testing.assert_array_equal(out, np.moveaxis(x, 2, 0))
+    # Two peers: the result's dimension is the whole axis (traced, not run: it takes a job).
+    two = Span(6, 3, (1, 0))
+    text = str(spmd.make_jaxpr(lambda v: peer_gather(v, 1, two, "t"))(x))
+    assert "f32[2,6,4] = peer_gather[dim=1 peers=(1, 0) what=t]" in text, text
 
 
 @needs_mpi

@@ -32,7 +32,7 @@ class GlobalArray(Array):
     branch; it never has ``_value`` (reading it raises AttributeError, never a wrong value),
     and the exact-type fast paths (``type(x) is Array``) pass it by."""
 
-    __slots__ = ("aval", "_blocks")
+    __slots__ = ("aval", "_blocks", "_stacked")
 
     def __init__(self, aval: core.ShapedArray, sharding: shd.Sharding, blocks: dict) -> None:
         self.aval = aval
@@ -40,6 +40,11 @@ class GlobalArray(Array):
         self._committed = True
         self._device = None
         self._blocks = blocks
+        # The blocks stacked as a batched body takes them (one leading dimension per mesh axis
+        # the spec names, this process's slice of it): (those axes, the array), or None.
+        # Blocks never change, so the stack is made once (or comes from the run that made
+        # the blocks as views of it).
+        self._stacked: tuple | None = None
 
     # -- type ----------------------------------------------------------------------------
     shape = property(lambda self: self.aval.shape)

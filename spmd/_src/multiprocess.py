@@ -2,15 +2,21 @@
 
 Every process runs the same program. A computation whose operands include a ``GlobalArray``
 is rewritten by the partitioner (``lowering.partition``) into one shard_map body over the
-mesh, whose collectives are explicit; each process then interprets that body on its own devices
-with the reference loop (``shard_map_reference.ref_eval``), and at each collective hands every
-device's operand to every process through the communicator (``backends``) before combining them
-by the same code as one process would. So results are the bits a single process gets running
-the same partitioned program (``spmd.config.update('spmd_partition', 'always')``) or the same
-shard_map on all the devices, on every process.
+mesh, whose collectives are explicit. Each process then runs that body once, batched over its
+own devices, as one process runs a shard_map over all of them (DESIGN.md, "One idea carries the
+design"): a mesh axis whose devices lie in several processes holds this process's slice of it,
+and a collective over it first gathers the other processes' slices through the communicator
+(``lax.parallel.processes``), then combines the whole axis with the one-process code. So
+results are the bits a single process gets running the same partitioned program
+(``spmd.config.update('spmd_partition', 'always')``) or the same shard_map on all the devices,
+on every process.
 
-This is the slow, clear path: every collective exchanges whole operands. Eager operations,
-``jit`` and ``shard_map`` all take it when an operand spans processes.
+That needs each process's devices to form a box of the mesh, all boxes of one shape (what
+``make_mesh`` gives). Other meshes, and ``shard_map.reference_mode``, take the executable
+specification: the reference loop (``shard_map_reference.ref_eval``) interprets the body device
+by device and hands every device's operand to every process at each collective. Tests run both
+and compare their bits. Eager operations, ``jit`` and ``shard_map`` all come here when an
+operand spans processes.
 """
 
 from __future__ import annotations
@@ -296,21 +302,28 @@ class _WorldExchange(Exchange):
 
 
 def run_body(part: Partitioned, args: Sequence[Any]) -> list:
-    """Run a partitioned program on this process's devices: GlobalArray results."""
-    mesh = part.mesh
-    axes = tuple(mesh.axis_names)
-    sizes = dict(mesh.shape)
-    coords = [dict(zip(axes, c)) for c in itertools.product(*(range(sizes[a]) for a in axes))]
-    devs = [mesh.devices[tuple(c[a] for a in axes)] for c in coords]
-    ex = _WorldExchange(devs)
+    """Run a partitioned program on this process's devices: GlobalArray results. The body
+    runs once, batched over the devices (``_run_batched``), where the processes' devices
+    form a regular grid of boxes in the mesh; else (and in ``shard_map.reference_mode``)
+    device by device (``_run_reference``)."""
+    from spmd._src import shard_map  # lazy: shard_map sits above this module's callers
+
+    layout = None if shard_map._mode.reference else _layout(part.mesh)
+    if layout is None:
+        return _run_reference(part, args)
+    return _run_batched(part, args, layout)
+
+
+def _operands(part: Partitioned, args: Sequence[Any]) -> tuple[list, list, list]:
+    """The program's operands (its constants, then ``args``), their specs, and for each one
+    not already split as the body needs, its whole value (gathered once, by every process
+    alike, where it is spread over processes); ``None`` for the others."""
     values = [*part.consts, *args]
     specs = [P()] * len(part.consts) + list(part.in_specs)
-    # Operands not already split as the body needs: the whole value (gathered once, by every
-    # process alike, where it is spread over processes).
     wholes = []
     for x, s in zip(values, specs):
         if type(x) is GlobalArray:
-            ok = isinstance(x._sharding, NamedSharding) and x._sharding.mesh == mesh
+            ok = isinstance(x._sharding, NamedSharding) and x._sharding.mesh == part.mesh
             if ok and from_spec(x._sharding.spec, x.ndim) == from_spec(s, x.ndim):
                 wholes.append(None)
                 continue
@@ -319,6 +332,30 @@ def run_body(part: Partitioned, args: Sequence[Any]) -> list:
             wholes.append(x._value)
         else:
             wholes.append(dispatch.canonical_value(x))
+    return values, specs, wholes
+
+
+def _global_result(part: Partitioned, k: int, blocks: dict) -> GlobalArray:
+    a = part.body.jaxpr.outvars[k].aval
+    spec = part.out_specs[k]
+    sizes = dict(part.mesh.shape)
+    sp = from_spec(spec, a.ndim)
+    gshape = tuple(d * math.prod(sizes[x] for x in e) for d, e in zip(a.shape, sp))
+    return GlobalArray(
+        ShapedArray(gshape, a.dtype, a.weak_type), NamedSharding(part.mesh, spec), blocks
+    )
+
+
+def _run_reference(part: Partitioned, args: Sequence[Any]) -> list:
+    """The executable specification: the body interpreted device by device, every collective
+    handing every device's operand to every process."""
+    mesh = part.mesh
+    axes = tuple(mesh.axis_names)
+    sizes = dict(mesh.shape)
+    coords = [dict(zip(axes, c)) for c in itertools.product(*(range(sizes[a]) for a in axes))]
+    devs = [mesh.devices[tuple(c[a] for a in axes)] for c in coords]
+    ex = _WorldExchange(devs)
+    values, specs, wholes = _operands(part, args)
     per_device = []
     for i in ex.local:
         blocks = []
@@ -332,16 +369,161 @@ def run_body(part: Partitioned, args: Sequence[Any]) -> list:
     with np.errstate(all="ignore"):
         outs = ref_eval(body.jaxpr, body.consts, per_device, coords, sizes, ex)
     results = []
-    for k, (spec, v) in enumerate(zip(part.out_specs, body.jaxpr.outvars)):
-        a = v.aval
-        sp = from_spec(spec, a.ndim)
-        gshape = tuple(d * math.prod(sizes[x] for x in e) for d, e in zip(a.shape, sp))
-        blocks = {devs[i]: np.asarray(outs[j][k], dtype=a.dtype) for j, i in enumerate(ex.local)}
-        results.append(
-            GlobalArray(
-                ShapedArray(gshape, a.dtype, a.weak_type), NamedSharding(mesh, spec), blocks
-            )
+    for k, v in enumerate(body.jaxpr.outvars):
+        blocks = {
+            devs[i]: np.asarray(outs[j][k], dtype=v.aval.dtype) for j, i in enumerate(ex.local)
+        }
+        results.append(_global_result(part, k, blocks))
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# The batched path: the body once over this process's devices
+
+
+_layouts: dict = {}
+
+
+def _layout(mesh: Any) -> tuple[dict, dict] | None:
+    """Where this process's devices lie in ``mesh``: per axis, the first index and the count
+    of this process's slice of it, and the axis's ``Span`` (None where this process holds the
+    whole axis). None unless every process's devices form a box of the mesh, all of the same
+    shape, tiling each axis in order (what ``make_mesh`` gives): the same answer on every
+    process, so all take the same path."""
+    world = backends.world()
+    key = (mesh, world.size, world.rank)
+    if key in _layouts:
+        return _layouts[key]
+    out = _find_layout(mesh, world)
+    if len(_layouts) >= 64:
+        _layouts.clear()
+    _layouts[key] = out
+    return out
+
+
+def _find_layout(mesh: Any, world: Any) -> tuple[dict, dict] | None:
+    from spmd._src.interpreters.batching import Span
+
+    axes = tuple(mesh.axis_names)
+    owner = np.vectorize(lambda d: d.process_index, otypes=[np.int64])(mesh.devices)
+    boxes = {}
+    for r in range(world.size):
+        where = np.argwhere(owner == r)
+        if len(where) == 0:
+            return None  # a process without devices here: the reference path pairs them all
+        lo, hi = where.min(0), where.max(0) + 1
+        if len(where) != math.prod(int(n) for n in hi - lo):
+            return None
+        boxes[r] = tuple((int(a), int(b - a)) for a, b in zip(lo, hi))
+    if len({tuple(n for _, n in b) for b in boxes.values()}) != 1:
+        return None
+    mine = boxes[world.rank]
+    first, count, spans = {}, {}, {}
+    for k, a in enumerate(axes):
+        lo, n = mine[k]
+        first[a], count[a] = lo, n
+        total = int(mesh.devices.shape[k])
+        if n == total:
+            spans[a] = None
+            continue
+        peers = sorted(
+            (b[k][0], r)
+            for r, b in boxes.items()
+            if all(b[j] == mine[j] for j in range(len(axes)) if j != k)
         )
+        if [lo_ for lo_, _ in peers] != list(range(0, total, n)):
+            return None
+        spans[a] = Span(total, lo, tuple(r for _, r in peers))
+    return {"first": first, "count": count}, spans
+
+
+def _batched_program(part: Partitioned, layout: tuple) -> tuple:
+    """The body batched over this process's devices, compiled (kept on ``part``): inputs
+    carry a leading dimension per mesh axis their spec names (this process's slice of it),
+    results one per axis they vary over (listed, per result)."""
+    hit = getattr(part, "_batched", None)
+    if hit is not None:
+        return hit
+    from spmd._src import shard_map  # lazy: shard_map sits above this module's callers
+    from spmd._src.interpreters import batching
+
+    mesh = part.mesh
+    where, spans = layout
+    count = where["count"]
+    names = tuple(mesh.axis_names)
+    body = part.body
+    specs = [P()] * len(part.consts) + list(part.in_specs)
+    mentioned = []
+    in_avals = []
+    for v, s in zip(body.jaxpr.invars, specs):
+        named = {a for e in from_spec(s, v.aval.ndim) for a in e}
+        m = [a for a in names if a in named]
+        mentioned.append(m)
+        a = v.aval
+        in_avals.append(
+            ShapedArray(tuple(count[x] for x in m) + tuple(a.shape), a.dtype, a.weak_type)
+        )
+    axes = [batching.AxisData(a, count[a], per_device=True, span=spans[a]) for a in names]
+    box: list = []
+
+    def fn(*xs):
+        outs, presents = shard_map.run_batched(body, mesh, axes, mentioned, list(xs))
+        box.append(presents)
+        return outs
+
+    closed = pe.trace_to_jaxpr(fn, in_avals)
+    out = (dispatch.compile_jaxpr(closed.jaxpr, closed.consts), mentioned, box[0])
+    part._batched = out
+    return out
+
+
+def _job_any(go: bool) -> bool:
+    return any(backends.world().allgather(go, "while_loop's predicate"))
+
+
+def _run_batched(part: Partitioned, args: Sequence[Any], layout: tuple) -> list:
+    from spmd._src.lax.control_flow.while_loop import job_predicates
+
+    run, mentioned, presents = _batched_program(part, layout)
+    mesh = part.mesh
+    where = layout[0]
+    first, count = where["first"], where["count"]
+    names = tuple(mesh.axis_names)
+    sizes = dict(mesh.shape)
+    # This process's devices: their mesh coordinates, and their positions in its slices.
+    devs = []
+    for c in itertools.product(*(range(first[a], first[a] + count[a]) for a in names)):
+        coord = dict(zip(names, c))
+        devs.append((mesh.devices[c], coord, {a: coord[a] - first[a] for a in names}))
+    values, specs, wholes = _operands(part, args)
+    stacked = []
+    for x, s, w, m in zip(values, specs, wholes, mentioned):
+        out = None
+        if w is None and m and x._stacked is not None and x._stacked[0] == tuple(m):
+            stacked.append(x._stacked[1])
+            continue
+        for dev, coord, pos in devs:
+            block = x._blocks[dev] if w is None else w[_block_index(w.shape, s, sizes, coord)]
+            if not m:
+                out = block  # the same on every device
+                break
+            if out is None:
+                out = np.empty(tuple(count[a] for a in m) + np.shape(block), np.result_type(block))
+            out[tuple(pos[a] for a in m)] = block
+        if w is None and m:
+            x._stacked = (tuple(m), out)
+        stacked.append(out)
+    with np.errstate(all="ignore"), job_predicates(_job_any):
+        outs = run(*stacked)
+    results = []
+    for k, (v, present) in enumerate(zip(outs, presents)):
+        dtype = part.body.jaxpr.outvars[k].aval.dtype
+        v = np.asarray(v, dtype=dtype)
+        blocks = {dev: v[tuple(pos[a] for a in present)] for dev, _, pos in devs}
+        g = _global_result(part, k, blocks)
+        if present:
+            g._stacked = (tuple(present), v)
+        results.append(g)
     return results
 
 

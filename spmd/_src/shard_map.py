@@ -130,6 +130,40 @@ def _assemble(v: Any, present: list, spec: PartitionSpec, sizes: dict, manual: t
 # The global program: views, the body batched over each manual axis, assembly
 
 
+def run_batched(
+    jaxpr: ClosedJaxpr, mesh: Mesh, axes: Sequence[Any], mentioned: Sequence[set], args: list
+) -> tuple[list, list]:
+    """The body once for the devices of ``axes`` (``AxisData``, in mesh order: one nested map
+    per axis, the first outermost). Input ``i`` carries a leading dimension for each axis in
+    ``mentioned[i]`` (mesh order); each result comes back with a leading dimension for each
+    axis it varies over (mesh order), and the list of those axes."""
+    level_dims: dict[int, list] = {}
+
+    def run(level: int, vals: Sequence[Any]) -> list:
+        if level == len(axes):
+            return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *vals)
+        a = axes[level].name
+        in_dims = [0 if a in m else None for m in mentioned]
+        outs, dims = batching.batch_fun(lambda *t: run(level + 1, t), axes[level], vals, in_dims)
+        level_dims[level] = dims
+        return outs
+
+    with _MeshAxisEnv(mesh, tuple(axis.name for axis in axes)):
+        outs = run(0, list(args))
+    results, presents = [], []
+    for i, o in enumerate(outs):
+        v, present, c = o, [], 0
+        for level, axis in enumerate(axes):
+            d = level_dims[level][i]
+            if d is not None:
+                v = moveaxis(v, c + d, c)
+                present.append(axis.name)
+                c += 1
+        results.append(v)
+        presents.append(present)
+    return results, presents
+
+
 _programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -154,33 +188,10 @@ def global_program(
             v, present = _split_input(x, spec, sizes, manual)
             args.append(v)
             mentioned.append(present)
-        level_dims: dict[int, list] = {}
-
-        def run(level: int, vals: Sequence[Any]) -> list:
-            if level == len(manual):
-                return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *vals)
-            a = manual[level]
-            in_dims = [0 if a in m else None for m in mentioned]
-            outs, dims = batching.batch_fun(
-                lambda *t: run(level + 1, t),
-                batching.AxisData(a, sizes[a], per_device=True),
-                vals,
-                in_dims,
-            )
-            level_dims[level] = dims
-            return outs
-
-        with _MeshAxisEnv(mesh, manual):
-            outs = run(0, args)
+        axes = [batching.AxisData(a, sizes[a], per_device=True) for a in manual]
+        outs, presents = run_batched(jaxpr, mesh, axes, mentioned, args)
         results = []
-        for i, (o, spec) in enumerate(zip(outs, out_specs)):
-            v, present, c = o, [], 0
-            for level, a in enumerate(manual):
-                d = level_dims[level][i]
-                if d is not None:
-                    v = moveaxis(v, c + d, c)
-                    present.append(a)
-                    c += 1
+        for i, (v, present, spec) in enumerate(zip(outs, presents, out_specs)):
             named = {a for e in spec for a in spec_axes(e)}
             stray = [a for a in present if a not in named]
             if stray:

@@ -17,6 +17,11 @@ from spmd.sharding import PartitionSpec as P
 
 if "--partition" in sys.argv:
     jax.config.update("spmd_partition", "always")
+if "--reference" in sys.argv:
+    # The executable specification: every body interpreted device by device.
+    from spmd._src.shard_map import reference_mode
+
+    reference_mode().__enter__()
 
 results = {}
 
@@ -157,6 +162,78 @@ record("eager_concat", jnp.concatenate([A, A * 2], axis=0))
 record("eager_where", jnp.where(A > 0, A, -1.0))
 record("eager_vmap", jax.vmap(lambda r: r[::-1] * 3)(A))
 record("eager_grad", jax.grad(lambda m: (jnp.sin(m) * m).sum())(A))
+
+
+# More collectives over axes whose devices lie in several processes (two processes split 'x',
+# four split both): over both axes at once, inside scan, cond and vmap.
+def body2(blk):
+    g2 = lax.all_gather(blk, ("x", "y"), tiled=True)
+    rs2 = lax.psum_scatter(blk, ("x", "y"), scatter_dimension=0, tiled=True)
+    pp = lax.ppermute(blk, "x", [(0, 1), (1, 0)])
+    idx = lax.axis_index(("x", "y")) * 1.0 + blk
+    a2a = lax.all_to_all(blk, ("x", "y"), 0, 0, tiled=True)
+
+    def step(c, r):
+        c = c + lax.psum(r, "x")
+        return c, c * lax.axis_index("y")
+
+    c, ys = lax.scan(step, jnp.zeros(blk.shape[1:], blk.dtype), blk)
+    br = lax.cond(lax.axis_index("x") == 0, lambda v: lax.psum(v, "y"), lambda v: v * 2, blk)
+    vm = jax.vmap(lambda r: lax.psum(r, "v") + lax.pmax(r, "x"), axis_name="v")(blk)
+    return g2, rs2, pp, idx, a2a, c, ys, br, vm
+
+
+outs = shard_map(
+    body2,
+    mesh=mesh2,
+    in_specs=P("x", "y"),
+    out_specs=(
+        P("x", "y"),
+        P(("x", "y")),
+        P("x", "y"),
+        P("x", "y"),
+        P("x", "y"),
+        P("y"),
+        P(None, "y"),
+        P("x", "y"),
+        P("x", "y"),
+    ),
+)(A)
+for k, o in enumerate(outs):
+    record(f"shard_map2_{k}", o)
+
+# ragged_all_to_all over 'x': device i sends its row j to device j, which writes it at row i.
+n_dev = 8
+ragged_args = [
+    rng.integers(0, 100, (n_dev * n_dev, 2)).astype(np.int32),
+    np.zeros((n_dev * n_dev, 2), np.int32),
+    np.tile(np.arange(n_dev, dtype=np.int32), n_dev),
+    np.ones(n_dev * n_dev, np.int32),
+    np.repeat(np.arange(n_dev, dtype=np.int32), n_dev),
+    np.ones(n_dev * n_dev, np.int32),
+]
+record(
+    "shard_map_ragged",
+    shard_map(
+        lambda *xs: lax.ragged_all_to_all(*xs, axis_name="x"),
+        mesh=mesh1,
+        in_specs=P("x"),
+        out_specs=P("x"),
+    )(*[jax.device_put(v, NamedSharding(mesh1, P("x"))) for v in ragged_args]),
+)
+
+# A mesh whose devices interleave the processes: no process holds a box of it, so the body
+# runs device by device (the reference path), with the same bits.
+mesh_mixed = jax.sharding.Mesh(np.array(jax.devices())[[0, 4, 1, 5, 2, 6, 3, 7]], ("x",))
+record(
+    "shard_map_mixed",
+    shard_map(
+        lambda v: lax.psum(v, "x") + lax.ppermute(v, "x", [(i, (i + 3) % 8) for i in range(8)]),
+        mesh=mesh_mixed,
+        in_specs=P("x"),
+        out_specs=P("x"),
+    )(jax.device_put(a, NamedSharding(mesh_mixed, P("x")))),
+)
 
 # pmap: each process passes the rows of its own devices and gets their results back.
 xs = rng.standard_normal((8, 5)).astype(np.float32)
