@@ -356,7 +356,9 @@ def _print(
         with np.printoptions(**dict(printoptions)):
             text = fmt.format(*a, **kw)
         if record is None:
-            print(text)
+            # One write per line: the lines of processes sharing a terminal or a pipe (a job
+            # under MPI, unbuffered) stay whole.
+            sys.stdout.write(text + "\n")
         elif _logger.isEnabledFor(logging.INFO):
             out = copy.copy(record)
             out.msg, out.created = text, time.time()
