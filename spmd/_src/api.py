@@ -27,8 +27,9 @@ from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
+from spmd._src.interpreters.batching import BatchTracer
 from spmd._src.lax import tokens
-from spmd._src.lax.refs import Ref
+from spmd._src.lax.refs import Ref, is_ref, ref_aval
 from spmd._src.lax.sharding import prefix_targets
 from spmd._src.lowering import Compiled as Compiled  # the stages live in lowering
 from spmd._src.lowering import Lowered, Traced, run_partitioned
@@ -110,7 +111,8 @@ def _abstractify(x: Any, path: str, fun_name: str) -> ShapedArray:
         return ShapedArray(v.shape, v.dtype, x.weak_type)
     aval = getattr(x, "aval", None)
     if aval is not None:
-        return aval
+        # (A batched ref's tracer has the plain type of one example: its program takes a Ref.)
+        return aval if t is not BatchTracer or not is_ref(x) else ref_aval(aval)
     try:
         return core.get_aval(x)
     except TypeError:
@@ -762,6 +764,8 @@ def _unhashable(v) -> bool:
 def _aval_key(x: Any) -> tuple:
     if isinstance(x, Tracer) or isinstance(x, ShapeDtypeStruct):
         a = x.aval
+        if type(x) is BatchTracer and is_ref(x):  # (as in _abstractify)
+            return (Ref, a.shape, a.dtype, a.weak_type)
         return (a.shape, a.dtype, a.weak_type)
     a = core.get_aval(x)
     if type(x) is Ref:  # a ref's program is not an array's of the same shape

@@ -198,6 +198,95 @@ def _transforms(ns):
     }
 
 
+def _fori_writes(ns):
+    r = ns.jax.new_ref(ns.jnp.zeros(3))
+
+    def body(i, c):
+        r[i] = c * 2.0
+        return c + 1.0
+
+    out = ns.jax.lax.fori_loop(0, 3, body, 1.0)
+    return out, ns.jax.freeze(r)
+
+
+def _scan_accumulates(ns, x):
+    r = ns.jax.new_ref(0.0)
+
+    def body(c, xi):
+        r[...] += xi
+        return c, r[...]
+
+    _, ys = ns.jax.lax.scan(body, 0.0, x)
+    return ys, ns.jax.freeze(r)
+
+
+def _cond_writes(ns, p):
+    r = ns.jax.new_ref(ns.jnp.zeros(2))
+
+    def a():
+        r[0] = 1.0
+
+    def b():
+        r[1] = 2.0
+
+    ns.jax.lax.cond(p, a, b)
+    return ns.jax.freeze(r)
+
+
+def _ref_inside_scan_body(ns, x):
+    def body(c, xi):
+        r = ns.jax.new_ref(c)
+        r[...] += xi * xi
+        return ns.jax.freeze(r), c
+
+    return ns.jax.lax.scan(body, 0.0, x)
+
+
+def _doubles_in_jit(ns, x):
+    r = ns.jax.new_ref(x)
+    ns.jax.jit(lambda r: r.__setitem__(..., r[...] * 2))(r)
+    return ns.jax.freeze(r)
+
+
+def _values(v, np):
+    """Values only (weak types aside: scan's results differ in weak type)."""
+    return [np.asarray(x).tolist() for x in v]
+
+
+def _loops(ns):
+    jax, jnp, np = ns.jax, ns.jnp, ns.np
+    x4 = jnp.arange(4.0)
+    x23 = jnp.arange(6.0).reshape(2, 3)
+    return {
+        "fori_eager": _fori_writes(ns),
+        "fori_jit": jax.jit(lambda: _fori_writes(ns))(),
+        "fori_jaxpr": jax.make_jaxpr(lambda: _fori_writes(ns))(),
+        "scan_eager": _values(_scan_accumulates(ns, x4), np),
+        "scan_jit": _values(jax.jit(lambda x: _scan_accumulates(ns, x))(x4), np),
+        "scan_jaxpr": jax.make_jaxpr(lambda x: _scan_accumulates(ns, x))(x4),
+        "cond_eager": [_cond_writes(ns, True), _cond_writes(ns, False)],
+        "cond_jit": jax.jit(lambda p: _cond_writes(ns, p))(False),
+        "cond_jaxpr": jax.make_jaxpr(lambda p: _cond_writes(ns, p))(True),
+        "vmap_scan": _values(jax.vmap(lambda x: _scan_accumulates(ns, x))(x23), np),
+        "ref_inside_scan_body_grad": jax.grad(lambda x: _ref_inside_scan_body(ns, x)[0])(
+            jnp.arange(3.0)
+        ),
+        "ref_inside_scan_body_vmap": _values(
+            jax.vmap(lambda x: _ref_inside_scan_body(ns, x))(x23), np
+        ),
+        "vmap_of_jit_fresh_ref": jax.vmap(jax.jit(lambda x: _square_into_fresh_ref(ns, x)))(x23),
+        "vmap_ref_into_jit": jax.vmap(lambda x: _doubles_in_jit(ns, x))(x23),
+        "vmap_ref_argument_into_jit": jax.vmap(lambda q: jax.jit(lambda q: q[...] * 2)(q))(
+            jax.new_ref(x23)
+        ),
+        "vmap_empty_ref": jax.jit(
+            jax.vmap(
+                lambda x: jax.freeze(jax.empty_ref(jax.ShapeDtypeStruct((3,), jnp.float32))) + x
+            )
+        )(x23),
+    }
+
+
 def _errors(ns):
     """Each case raises; the error's class is recorded."""
     jax, jnp = ns.jax, ns.jnp
@@ -236,6 +325,14 @@ def _errors(ns):
             lambda x, q: q.__setitem__(..., q[...] + 1.0), in_axes=(0, None)
         )(jnp.ones(2), ref()),
         "ref_plus_one": lambda: ref() + 1,
+        "vmap_cond_batched_predicate": lambda: jax.vmap(
+            lambda x: (
+                lambda q: (
+                    jax.lax.cond(x > 0, lambda: q.__setitem__(0, x), lambda: None),
+                    jax.freeze(q),
+                )[1]
+            )(jax.new_ref(jnp.zeros(2)))
+        )(jnp.arange(2.0) - 0.5),
     }
 
 
@@ -246,7 +343,8 @@ def write_b(x, q):
 def probes(ns) -> dict:
     """Every case's description: ``{group: {name: data}}``."""
     out = {}
-    for group, fn in [("eager", _eager), ("jit", _jit), ("jaxpr", _jaxprs), ("ad", _transforms)]:
+    groups = [("eager", _eager), ("jit", _jit), ("jaxpr", _jaxprs), ("ad", _transforms)]
+    for group, fn in groups + [("loops", _loops)]:
         out[group] = {k: show(ns, v) for k, v in fn(ns).items()}
     errors = {}
     for name, case in _errors(ns).items():

@@ -43,6 +43,7 @@ from spmd._src import core, dtypes
 from spmd._src import core_printing as cp
 from spmd._src.core import ShapedArray, Tracer
 from spmd._src.interpreters import ad, batching
+from spmd._src.lax.elementwise.conversion import convert_element_type
 from spmd._src.lax.rules import bdim_at_front, moveaxis
 from spmd._src.lax.shape import broadcast_in_dim
 
@@ -291,21 +292,27 @@ def new_ref(init_val: Any, *, memory_space: Any = None, kind: str | None = None)
             f"new_ref: the initial value of type {type(init_val).__name__} is not an array "
             "or a scalar"
         )
-    return _bind_new_ref(init_val, dict(kind=kind, memory_space=memory_space))
+    return new_ref_p.bind(init_val, kind=kind, memory_space=memory_space)
 
 
-def _bind_new_ref(x: Any, params: dict) -> Any:
-    trace = core.trace_ctx.trace
-    if isinstance(trace, batching.BatchTrace) and trace.to_batch_info(x)[1] is None:
-        # Under vmap a new ref is batched even when its initial value is not (as in JAX): a
-        # later write of a batched value must find room for it.
-        a = core.get_aval(x)
-        # (JAX's rule passes NumPy ints as the dimensions, and its jaxpr prints them so.)
-        dims = tuple(np.int64(i) for i in range(1, a.ndim + 1))
-        with core.set_current_trace(trace.parent_trace):
-            x = broadcast_in_dim(x, (trace.axis_data.size, *a.shape), dims)
-        x = batching.BatchTracer(trace, x, 0)
-    return new_ref_p.bind(x, **params)
+class _NewRefPrimitive(core.Primitive):
+    """``new_ref``: under vmap a new ref is batched even when its initial value is not (as in
+    JAX), so that a later write of a batched value finds room. The batching interpreter runs
+    no rule for a primitive without batched operands, so this is done at bind, which also
+    catches the new_refs of a jaxpr that vmap reinterprets (a jit's, a scan body's)."""
+
+    __slots__ = ()
+
+    def bind(self, x: Any, **params: Any) -> Any:
+        trace = core.trace_ctx.trace
+        if isinstance(trace, batching.BatchTrace) and trace.to_batch_info(x)[1] is None:
+            a = core.get_aval(x)
+            # (JAX's rule passes NumPy ints as the dimensions, and its jaxpr prints them so.)
+            dims = tuple(np.int64(i) for i in range(1, a.ndim + 1))
+            with core.set_current_trace(trace.parent_trace):
+                x = broadcast_in_dim(x, (trace.axis_data.size, *a.shape), dims)
+            x = batching.BatchTracer(trace, x, 0)
+        return super().bind(x, **params)
 
 
 def _new_ref_impl(x, *, kind, memory_space):
@@ -328,11 +335,11 @@ def _new_ref_jvp_inline(x, **params):
     trace = core.trace_ctx.trace
     p, t = trace.to_primal_tangent(x)
     with core.set_current_trace(trace.parent_trace):
-        r = _bind_new_ref(p, params)
+        r = new_ref_p.bind(p, **params)
     return ad.JVPTracer(trace, r, _TangentCell(t))
 
 
-new_ref_p = core.Primitive("new_ref", effectful=True)
+new_ref_p = _NewRefPrimitive("new_ref", effectful=True)
 new_ref_p.def_impl(_new_ref_impl)
 new_ref_p.def_abstract_eval(_new_ref_abstract_eval)
 batching.primitive_batchers[new_ref_p] = _new_ref_vmap
@@ -377,7 +384,22 @@ def _empty_ref_pp(params: dict) -> list[tuple[str, Any]]:
     return [("memory_space", params["memory_space"]), ("ty", params["ty"].str_short(False))]
 
 
-empty_ref_p = core.Primitive("empty_ref", effectful=True)
+class _EmptyRefPrimitive(core.Primitive):
+    """``empty_ref``: batched under vmap, as new_ref is (see _NewRefPrimitive)."""
+
+    __slots__ = ()
+
+    def bind(self, *, ty: ShapedArray, memory_space: Any) -> Any:
+        trace = core.trace_ctx.trace
+        if isinstance(trace, batching.BatchTrace):
+            big = ty.update(shape=(trace.axis_data.size, *ty.shape))
+            with core.set_current_trace(trace.parent_trace):
+                r = self.bind(ty=big, memory_space=memory_space)
+            return batching.BatchTracer(trace, r, 0)
+        return super().bind(ty=ty, memory_space=memory_space)
+
+
+empty_ref_p = _EmptyRefPrimitive("empty_ref", effectful=True)
 empty_ref_p.def_impl(_empty_ref_impl)
 empty_ref_p.def_abstract_eval(_empty_ref_abstract_eval)
 empty_ref_p.typed_impl = _empty_ref_kernel
@@ -406,8 +428,8 @@ def _get_abstract_eval(ref, *dyn, indexer):
 
 
 def _get_jvp(primals, tangents, primal_out, *, indexer):
-    cell = tangents[0]
-    if type(cell) is not _TangentCell or type(cell.value) is ad.Zero:
+    cell = _tangent_cell(tangents[0], "get")
+    if cell is None or type(cell.value) is ad.Zero:
         return ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
     return cell.value[_traced_index(indexer, primals[0].shape, primals[1:])]
 
@@ -466,9 +488,9 @@ def _swap_abstract_eval(ref, val, *dyn, indexer):
 
 
 def _swap_jvp(primals, tangents, primal_out, *, indexer):
-    cell, val_t = tangents[0], tangents[1]
+    cell, val_t = _tangent_cell(tangents[0], "swap"), tangents[1]
     out_t = ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
-    if type(cell) is not _TangentCell:
+    if cell is None:
         return out_t  # a ref made outside the differentiated function: no tangent kept
     idx = _traced_index(indexer, primals[0].shape, primals[2:])
     if type(cell.value) is not ad.Zero:
@@ -532,8 +554,8 @@ def _addupdate_abstract_eval(ref, val, *dyn, indexer):
 
 
 def _addupdate_jvp(primals, tangents, primal_out, *, indexer):
-    cell, val_t = tangents[0], tangents[1]
-    if type(cell) is _TangentCell and type(val_t) is not ad.Zero:
+    cell, val_t = _tangent_cell(tangents[0], "addupdate"), tangents[1]
+    if cell is not None and type(val_t) is not ad.Zero:
         idx = _traced_index(indexer, primals[0].shape, primals[2:])
         cell.value = ad.instantiate(cell.value).at[idx].add(val_t)
     return []
@@ -583,8 +605,8 @@ def _freeze_abstract_eval(ref):
 
 
 def _freeze_jvp(primals, tangents, primal_out):
-    cell = tangents[0]
-    if type(cell) is not _TangentCell:
+    cell = _tangent_cell(tangents[0], "freeze")
+    if cell is None:
         return ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
     return cell.value
 
@@ -631,6 +653,23 @@ class _TangentCell:
         self.value = value
 
 
+def _tangent_cell(t: Any, fn: str) -> _TangentCell | None:
+    """The tangent cell of a ref operand; None for a ref no tangent is kept for (made outside
+    the differentiated function)."""
+    if type(t) is _TangentCell:
+        return t
+    if type(t) is ad.Zero:
+        return None
+    # A ref made outside a loop or branch body and differentiated through it reaches the
+    # body's rules with a plain tangent: its writes could not be carried from one step to the
+    # next, and a silent zero would be a wrong derivative.
+    raise NotImplementedError(
+        f"{fn}: differentiating through a control-flow body (scan, fori_loop, while_loop, "
+        "cond) that uses a Ref created outside it is not supported; create the Ref inside "
+        "the body, or pass its value through the loop carry"
+    )
+
+
 def _check_ref(fn: str, ref: Any) -> None:
     if not is_ref(ref):
         what = core.get_aval(ref).str_short() if core.valid_jaxtype(ref) else type(ref).__name__
@@ -642,6 +681,11 @@ def _as_value(x: Any, fn: str) -> Any:
         raise TypeError(f"{fn}: the value written into a Ref cannot be a Ref; freeze it first")
     if not core.valid_jaxtype(x):
         raise TypeError(f"{fn}: the value of type {type(x).__name__} is not an array or scalar")
+    a = core.get_aval(x)
+    if a.weak_type:
+        # A weakly typed value is stored at its own dtype, made strong first (as JAX does: a
+        # traced one shows the conversion in the jaxpr; a Python scalar folds into a literal).
+        x = convert_element_type(x, a.dtype, weak_type=False)
     return x
 
 

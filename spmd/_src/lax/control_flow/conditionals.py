@@ -30,6 +30,7 @@ from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common
 from spmd._src.lax.io_callback import has_io_effect
+from spmd._src.lax.refs import is_ref
 
 _NO_OPERAND = object()
 
@@ -258,6 +259,12 @@ def _cond_batch_rule(axis_data, vals, dims, *, branches):
         if not axis_data.per_device and any(has_io_effect(b.jaxpr) for b in branches):
             # Every branch would run on every example: its IO would happen where not due.
             raise NotImplementedError("IO effect not supported in vmap-of-cond.")
+        if any(is_ref(x) for x in ops):
+            # (As JAX: a branch's writes into a Ref would have to be masked per example.)
+            raise NotImplementedError(
+                "vmap of cond with a batched predicate: branches that use a Ref (a state "
+                "effect) are not supported"
+            )
         # A batched index: every branch runs on the whole batch and the results are selected.
         index = rules.moveaxis(index, index_dim, 0)
         ops = [rules.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
