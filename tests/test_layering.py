@@ -97,6 +97,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.multiprocess",
         "spmd._src.launcher",
         "spmd._src.refs",
+        "spmd._src.refs_discharge",
     ],
 }
 PUBLIC_LAYER = 7

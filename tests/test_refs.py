@@ -45,6 +45,7 @@ _GROUPS = {
     "jaxpr": GEN._jaxprs,
     "ad": GEN._transforms,
     "loops": GEN._loops,
+    "outer_ref_ad": GEN._outer_ref_derivatives,
 }
 _RUNS: dict = {}
 
@@ -157,12 +158,24 @@ def test_message_vmap_and_grad():
         spmd.grad(lambda q: q[...].sum())(r)
 
 
-def test_message_grad_through_loop_with_outer_ref():
-    # Where spmd stops short of JAX: a Ref made outside a loop body and written inside it
-    # under differentiation. JAX carries the writes' tangents through the loop; spmd refuses
-    # rather than give a zero derivative.
-    with pytest.raises(NotImplementedError, match=r"get: differentiating through .*scan"):
-        spmd.grad(lambda x: GEN._scan_accumulates(NS, x)[0].sum())(jnp.arange(4.0))
+def test_message_while_condition_reading_an_outer_ref():
+    # Where spmd goes its own way: JAX refuses a while_loop whose condition and body both see
+    # one Ref (ValueError, even eagerly); spmd runs it, and under differentiation (where the
+    # loop cannot be rewritten to carry the ref's value) refuses rather than give a zero
+    # derivative.
+    def f(x):
+        r = refs.new_ref(x)
+
+        def body(i):
+            r[...] = r[...] * 2.0
+            return i + 1
+
+        spmd.lax.while_loop(lambda i: r[0] < 10.0, body, 0)
+        return refs.freeze(r)
+
+    np.testing.assert_array_equal(f(jnp.ones(2)), [16.0, 16.0])
+    with pytest.raises(NotImplementedError, match=r"get: cannot differentiate a Ref made outside"):
+        spmd.jvp(f, (jnp.ones(2),), (jnp.ones(2),))
 
 
 def test_arrays_stay_immutable_under_tracing():

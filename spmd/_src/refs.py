@@ -18,7 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spmd._src import core
+from spmd._src import (
+    core,
+    refs_discharge,  # noqa: F401 - registers the rewrites under differentiation
+)
 from spmd._src.lax.refs import (
     AbstractRef,
     Ref,

@@ -287,6 +287,91 @@ def _loops(ns):
     }
 
 
+def _fori_powers(ns, x):
+    r = ns.jax.new_ref(x)
+
+    def body(i, c):
+        r[...] = r[...] * x
+        return c
+
+    ns.jax.lax.fori_loop(0, 3, body, 0.0)
+    return ns.jax.freeze(r)
+
+
+def _while_powers(ns, x):
+    r = ns.jax.new_ref(x)
+
+    def body(i):
+        r[...] = r[...] * x
+        return i + 1
+
+    ns.jax.lax.while_loop(lambda i: i < 3, body, 0)
+    return ns.jax.freeze(r)
+
+
+def _cond_outer_ref(ns, x):
+    r = ns.jax.new_ref(ns.jnp.zeros(2))
+
+    def a():
+        r[0] = x[0] * 3.0
+
+    def b():
+        r[1] = x[1]
+
+    ns.jax.lax.cond(x[0] > 0, a, b)
+    return ns.jax.freeze(r)
+
+
+def _nested_scans(ns, x):
+    r = ns.jax.new_ref(0.0)
+
+    def outer(c, xi):
+        def inner(c2, xj):
+            r[...] += xi * xj
+            return c2, ()
+
+        ns.jax.lax.scan(inner, 0.0, x)
+        return c, ()
+
+    ns.jax.lax.scan(outer, 0.0, x)
+    return ns.jax.freeze(r)
+
+
+def _outer_ref_derivatives(ns):
+    """Derivatives through loops, branches and jits that write into a Ref made outside them."""
+    jax, jnp, np = ns.jax, ns.jnp, ns.np
+    two = jnp.ones(2) * 2
+    return {
+        "grad_scan": jax.grad(lambda x: _scan_accumulates(ns, x)[0].sum())(jnp.arange(4.0)),
+        "jvp_scan": _values(
+            [
+                t
+                for pair in jax.jvp(
+                    lambda x: _scan_accumulates(ns, x), (jnp.arange(3.0),), (jnp.ones(3),)
+                )
+                for t in pair
+            ],
+            np,
+        ),  # fmt: skip
+        "grad_fori": jax.grad(lambda x: _fori_powers(ns, x).sum())(two),
+        "jit_grad_fori": jax.jit(jax.grad(lambda x: _fori_powers(ns, x).sum()))(two),
+        "grad_jit_fori": jax.grad(jax.jit(lambda x: _fori_powers(ns, x).sum()))(two),
+        "vmap_grad_fori": jax.vmap(jax.grad(lambda x: _fori_powers(ns, x).sum()))(
+            jnp.stack([two, two + 1])
+        ),
+        "grad_vmap_fori": jax.grad(lambda x: jax.vmap(lambda x: _fori_powers(ns, x))(x).sum())(
+            jnp.stack([two, two + 1])
+        ),
+        "jvp_while": list(jax.jvp(lambda x: _while_powers(ns, x), (two,), (jnp.ones(2),))),
+        "grad_cond": jax.grad(lambda x: _cond_outer_ref(ns, x).sum())(jnp.array([1.0, 2.0])),
+        "grad_cond_other_branch": jax.grad(lambda x: _cond_outer_ref(ns, x).sum())(
+            jnp.array([-1.0, 2.0])
+        ),
+        "grad_jit_of_outer_ref": jax.grad(lambda x: _doubles_in_jit(ns, x).sum())(jnp.ones(3)),
+        "grad_nested_scans": jax.grad(lambda x: _nested_scans(ns, x))(jnp.arange(3.0)),
+    }
+
+
 def _errors(ns):
     """Each case raises; the error's class is recorded."""
     jax, jnp = ns.jax, ns.jnp
@@ -318,6 +403,9 @@ def _errors(ns):
         "new_ref_of_list": lambda: jax.new_ref([1.0, 2.0]),
         "empty_ref_eager": lambda: jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32)),
         "grad_wrt_ref": lambda: jax.grad(lambda q: q[...].sum())(ref()),
+        "grad_while_dynamic_trip_count": lambda: jax.grad(lambda x: _while_powers(ns, x).sum())(
+            jnp.ones(2)
+        ),
         "vmap_batched_write_unbatched_ref": lambda: jax.vmap(write_b, in_axes=(0, None))(
             jnp.ones((2, 3)), ref()
         ),
@@ -344,7 +432,7 @@ def probes(ns) -> dict:
     """Every case's description: ``{group: {name: data}}``."""
     out = {}
     groups = [("eager", _eager), ("jit", _jit), ("jaxpr", _jaxprs), ("ad", _transforms)]
-    for group, fn in groups + [("loops", _loops)]:
+    for group, fn in groups + [("loops", _loops), ("outer_ref_ad", _outer_ref_derivatives)]:
         out[group] = {k: show(ns, v) for k, v in fn(ns).items()}
     errors = {}
     for name, case in _errors(ns).items():

@@ -46,6 +46,11 @@ primitive_joint_jvps: dict[core.Primitive, Callable] = {}
 # Call-like primitives that autodiff looks through: prim -> fn(*args, **params) -> outputs,
 # evaluated with the JVP trace current (so each inner primitive gets its own rule).
 call_inline_rules: dict[core.Primitive, Callable] = {}
+# Rewrites tried first: prim -> fn(*args, **params) -> outputs, evaluated with the JVP trace
+# current, or NotImplemented to differentiate the primitive as usual (a loop over a Ref made
+# outside its body becomes a loop carrying the Ref's value, whose derivative the loop's rule
+# knows).
+jvp_rewrites: dict[core.Primitive, Callable] = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -145,6 +150,11 @@ class JVPTrace(core.Trace):
         return JVPTracer(self, primal, tangent)
 
     def process_primitive(self, prim, args, params):
+        rewrite = jvp_rewrites.get(prim)
+        if rewrite is not None:
+            out = rewrite(*args, **params)
+            if out is not NotImplemented:
+                return out
         inline = call_inline_rules.get(prim)
         if inline is not None:
             return inline(*args, **params)

@@ -660,13 +660,14 @@ def _tangent_cell(t: Any, fn: str) -> _TangentCell | None:
         return t
     if type(t) is ad.Zero:
         return None
-    # A ref made outside a loop or branch body and differentiated through it reaches the
-    # body's rules with a plain tangent: its writes could not be carried from one step to the
-    # next, and a silent zero would be a wrong derivative.
+    # A ref made outside a loop, branch or call is differentiated through it by rewriting the
+    # primitive to carry the ref's value (refs_discharge); where that rewrite does not apply
+    # (a while_loop whose condition reads the ref) the rules see a plain tangent, and a silent
+    # zero would be a wrong derivative.
     raise NotImplementedError(
-        f"{fn}: differentiating through a control-flow body (scan, fori_loop, while_loop, "
-        "cond) that uses a Ref created outside it is not supported; create the Ref inside "
-        "the body, or pass its value through the loop carry"
+        f"{fn}: cannot differentiate a Ref made outside the loop or branch that uses it here "
+        "(a while_loop whose condition reads a Ref); create the Ref inside, or pass its value "
+        "through the loop carry"
     )
 
 
