@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from spmd._src import launcher, multiprocess
+from spmd._src.backends import SingleProcess, check_calls
 from spmd._src.interpreters.batching import Span
 
 HERE = Path(__file__).resolve().parent / "multiprocess"
@@ -105,14 +106,18 @@ def _layout_of(shape, procs, rank, order=None):
 def test_each_process_finds_its_slice_of_every_axis():
     where, spans = _layout_of((2, 4), 2, 1)
     assert where == {"first": {"x": 1, "y": 0}, "count": {"x": 1, "y": 4}}
-    assert spans["x"] == Span(2, 1, (0, 1)) and spans["y"] is None
+    assert spans["x"] == Span(2, 1, (0, 1), ((0, 1),)) and spans["y"] is None
     # Four processes of two devices on a 2x4 mesh: a 2x2 grid of boxes; the peers along an
     # axis are the processes holding the same slice of the other axis.
     where, spans = _layout_of((2, 4), 4, 1)
     assert where == {"first": {"x": 0, "y": 2}, "count": {"x": 1, "y": 2}}
-    assert spans == {"x": Span(2, 0, (1, 3)), "y": Span(4, 2, (0, 1))}
+    assert spans == {
+        "x": Span(2, 0, (1, 3), ((0, 2), (1, 3))),
+        "y": Span(4, 2, (0, 1), ((0, 1), (2, 3))),
+    }
     where, spans = _layout_of((4, 2), 2, 0)
-    assert where["count"] == {"x": 2, "y": 2} and spans == {"x": Span(4, 0, (0, 1)), "y": None}
+    assert where["count"] == {"x": 2, "y": 2}
+    assert spans == {"x": Span(4, 0, (0, 1), ((0, 1),)), "y": None}
 
 
 def test_meshes_without_a_box_per_process_take_the_reference_path():
@@ -140,7 +145,15 @@ def test_peer_gather_joins_the_slices_in_axis_order():
     # Two peers: the result's dimension is the whole axis (traced, not run: it takes a job).
     two = Span(6, 3, (1, 0))
     text = str(spmd.make_jaxpr(lambda v: peer_gather(v, 1, two, "t"))(x))
-    assert "f32[2,6,4] = peer_gather[dim=1 peers=(1, 0) what=t]" in text, text
+    assert "f32[2,6,4] = peer_gather[dim=1 groups=((1, 0),) peers=(1, 0) what=t]" in text, text
+
+
+def test_a_groups_mismatch_names_the_jobs_ranks():
+    with pytest.raises(RuntimeError, match="(?s)rank 1: psum.*rank 3: all_gather"):
+        check_calls(["psum", "all_gather"], (1, 3))
+    # A group of the whole job in rank order is the job's communicator itself.
+    one = SingleProcess()
+    assert one.group(((0,),)) is one
 
 
 @needs_mpi

@@ -426,14 +426,20 @@ def _find_layout(mesh: Any, world: Any) -> tuple[dict, dict] | None:
         if n == total:
             spans[a] = None
             continue
-        peers = sorted(
-            (b[k][0], r)
-            for r, b in boxes.items()
-            if all(b[j] == mine[j] for j in range(len(axes)) if j != k)
-        )
-        if [lo_ for lo_, _ in peers] != list(range(0, total, n)):
-            return None
-        spans[a] = Span(total, lo, tuple(r for _, r in peers))
+        # Each process's peers on this axis: the processes holding its slice of every other
+        # axis, in the order of their slices of this one.
+        groups = set()
+        for box in boxes.values():
+            peers = sorted(
+                (b[k][0], r)
+                for r, b in boxes.items()
+                if all(b[j] == box[j] for j in range(len(axes)) if j != k)
+            )
+            if [start for start, _ in peers] != list(range(0, total, n)):
+                return None
+            groups.add(tuple(r for _, r in peers))
+        mine_peers = next(g for g in groups if world.rank in g)
+        spans[a] = Span(total, lo, mine_peers, tuple(sorted(groups)))
     return {"first": first, "count": count}, spans
 
 

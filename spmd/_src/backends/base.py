@@ -24,12 +24,14 @@ def collective_timeout() -> float:
     return t
 
 
-def check_calls(whats: list[str]) -> None:
+def check_calls(whats: list[str], ranks: tuple | None = None) -> None:
     """Raise (on every rank alike: each sees the same list) when the ranks made different
-    collective calls at the same point of their programs."""
+    collective calls at the same point of their programs (``ranks``: the job's ranks of the
+    callers, for a group's communicator)."""
     if all(w == whats[0] for w in whats):
         return
-    lines = "\n".join(f"  rank {r}: {w}" for r, w in enumerate(whats))
+    ranks = range(len(whats)) if ranks is None else ranks
+    lines = "\n".join(f"  rank {r}: {w}" for r, w in zip(ranks, whats))
     raise RuntimeError(
         "Mismatched collectives: the processes reached different collective calls (each rank "
         f"must make the same calls in the same order):\n{lines}"
@@ -43,11 +45,13 @@ class Communicator:
     rank: int = 0
     size: int = 1
     name: str = "?"
+    # A group's communicator (``group``): the job's ranks of its ranks; None for the job's.
+    world_ranks: tuple | None = None
 
     def allgather(self, obj: Any, what: str) -> list:
         """Every rank's ``obj``, in rank order (the same list on every rank)."""
         pairs = self._allgather((what, obj), what)
-        check_calls([w for w, _ in pairs])
+        check_calls([w for w, _ in pairs], self.world_ranks)
         return [o for _, o in pairs]
 
     def allgather_array(self, x: Any, what: str) -> list:
@@ -64,6 +68,22 @@ class Communicator:
     def _allgather_bytes(self, x: Any) -> list:
         # Every rank is here with an array of the same shape and dtype.
         return self._allgather(x, "array")
+
+    def group(self, groups: tuple) -> Communicator:
+        """The communicator of this rank's group among ``groups`` (tuples of ranks that
+        partition the job; the same on every rank), ranked in its tuple's order. The first
+        call with given ``groups`` is a collective of the whole job (every rank makes it, as
+        every rank runs the same program); later ones reuse the communicator."""
+        cache = self.__dict__.setdefault("_groups", {})
+        hit = cache.get(groups)
+        if hit is None:
+            mine = next(g for g in groups if self.rank in g)
+            hit = self if mine == tuple(range(self.size)) else self._split(groups, mine)
+            cache[groups] = hit
+        return hit
+
+    def _split(self, groups: tuple, mine: tuple) -> Communicator:
+        raise NotImplementedError(f"{type(self).__name__} has no sub-communicators")
 
     def barrier(self, what: str) -> None:
         """Wait until every rank has reached the barrier called ``what``."""

@@ -38,11 +38,15 @@ class MPICommunicator(Communicator):
         while not req.Test():
             waited = time.monotonic() - start
             if waited > timeout:
+                who = f"rank {self.rank} of {self.size}"
+                if self.world_ranks is not None:
+                    group = list(self.world_ranks)
+                    who = f"rank {self.world_ranks[self.rank]} (in the group of ranks {group})"
                 raise TimeoutError(
-                    f"{what}: rank {self.rank} of {self.size} waited {waited:.0f} s for the "
-                    "other ranks to reach this collective (a rank that never makes this call, or "
-                    "is stuck, would otherwise hang the job); SPMD_COLLECTIVE_TIMEOUT (spmd run "
-                    "--timeout) sets how long to wait"
+                    f"{what}: {who} waited {waited:.0f} s for the other ranks to reach this "
+                    "collective (a rank that never makes this call, or is stuck, would otherwise "
+                    "hang the job); SPMD_COLLECTIVE_TIMEOUT (spmd run --timeout) sets how long to "
+                    "wait"
                 )
             # Spin first (ranks running the same program meet within milliseconds), then
             # back off, never sleeping long: each sleep is latency added to the collective.
@@ -61,6 +65,13 @@ class MPICommunicator(Communicator):
         recv = np.empty((self.size, send.size), np.uint8)
         self.comm.Allgather(send, recv)
         return [recv[r].view(x.dtype).reshape(x.shape) for r in range(self.size)]
+
+    def _split(self, groups: tuple, mine: tuple) -> Communicator:
+        where = f"a communicator for the groups of ranks {list(map(list, groups))}"
+        self._arrive(where)
+        sub = MPICommunicator(self.comm.Split(groups.index(mine), mine.index(self.rank)))
+        sub.world_ranks = mine
+        return sub
 
     def abort(self, code: int = 1) -> None:
         self.comm.Abort(code)

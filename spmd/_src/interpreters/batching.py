@@ -100,16 +100,18 @@ def refers_to_axis(prim: core.Primitive, params: dict, name: Any) -> bool:
 class Span:
     """A device axis shared by several processes (a job under MPI): this process holds the
     indices ``offset .. offset + size - 1`` of an axis of ``total`` devices, and ``peers`` are
-    the ranks that hold its slices, in index order (this one among them). A collective over the
+    the ranks that hold its slices, in index order (this one among them). ``groups``: every
+    process's peers (the same on every process; they partition the job). A collective over the
     axis gathers the slices from the peers (``lax.parallel.processes``)."""
 
-    __slots__ = ("total", "offset", "peers")
+    __slots__ = ("total", "offset", "peers", "groups")
 
-    def __init__(self, total: int, offset: int, peers: tuple) -> None:
+    def __init__(self, total: int, offset: int, peers: tuple, groups: tuple | None = None) -> None:
         self.total, self.offset, self.peers = total, offset, tuple(peers)
+        self.groups = (self.peers,) if groups is None else tuple(map(tuple, groups))
 
     def _key(self) -> tuple:
-        return (self.total, self.offset, self.peers)
+        return (self.total, self.offset, self.peers, self.groups)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Span) and self._key() == other._key()
@@ -118,7 +120,10 @@ class Span:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"Span(total={self.total}, offset={self.offset}, peers={self.peers})"
+        return (
+            f"Span(total={self.total}, offset={self.offset}, peers={self.peers}, "
+            f"groups={self.groups})"
+        )
 
 
 class AxisData:

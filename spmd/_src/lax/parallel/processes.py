@@ -29,7 +29,7 @@ def peer_gather(x: Any, dim: int, span: batching.Span, what: str) -> Any:
     """``x``, this process's slice of a device axis along dimension ``dim``, joined with the
     slices of the other processes on that axis (``span.peers``, in axis order): the whole
     axis. Every process of the job calls it at the same point (``what`` names the call)."""
-    return peer_gather_p.bind(x, dim=dim, peers=span.peers, what=what)
+    return peer_gather_p.bind(x, dim=dim, peers=span.peers, groups=span.groups, what=what)
 
 
 def local_slice(x: Any, dim: int, span: batching.Span, size: int) -> Any:
@@ -37,24 +37,24 @@ def local_slice(x: Any, dim: int, span: batching.Span, size: int) -> Any:
     return lax_shape.slice_in_dim(x, span.offset, span.offset + size, axis=dim)
 
 
-def _peer_gather_impl(x, *, dim, peers, what):
-    # Every rank hands in its slice (the communicator has one collective); the peers' slices
-    # are joined in axis order.
-    got = backends.world().allgather_array(np.asarray(x), what)
-    return np.concatenate([got[r] for r in peers], axis=dim)
+def _peer_gather_impl(x, *, dim, peers, groups, what):
+    # Only the peers exchange (a communicator of their own, ranked in axis order); the
+    # slices are joined in that order.
+    got = backends.world().group(groups).allgather_array(np.asarray(x), what)
+    return np.concatenate(got, axis=dim)
 
 
-def _peer_gather_abstract_eval(x, *, dim, peers, what):
+def _peer_gather_abstract_eval(x, *, dim, peers, groups, what):
     shape = list(x.shape)
     shape[dim] *= len(peers)
     return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 
-def _peer_gather_vmap(axis_data, vals, dims, *, dim, peers, what):
+def _peer_gather_vmap(axis_data, vals, dims, *, dim, **params):
     # Another map's batch dimension rides along: the peers on this axis hold the same slice
     # of every other axis, so their slices agree on it.
     (x,), (d,) = vals, dims
-    return peer_gather_p.bind(moveaxis(x, d, 0), dim=dim + 1, peers=peers, what=what), 0
+    return peer_gather_p.bind(moveaxis(x, d, 0), dim=dim + 1, **params), 0
 
 
 peer_gather_p = core.Primitive("peer_gather")
