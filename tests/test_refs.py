@@ -46,6 +46,7 @@ _GROUPS = {
     "ad": GEN._transforms,
     "loops": GEN._loops,
     "outer_ref_ad": GEN._outer_ref_derivatives,
+    "indexing": GEN._indexing,
 }
 _RUNS: dict = {}
 
@@ -176,6 +177,13 @@ def test_message_while_condition_reading_an_outer_ref():
     np.testing.assert_array_equal(f(jnp.ones(2)), [16.0, 16.0])
     with pytest.raises(NotImplementedError, match=r"get: cannot differentiate a Ref made outside"):
         spmd.jvp(f, (jnp.ones(2),), (jnp.ones(2),))
+
+
+def test_message_differentiated_write_into_outside_ref():
+    r = _ref3()
+    with pytest.raises(Exception, match=r"swap under differentiation: .*Ref\{float32\[3\]\}"):
+        spmd.grad(GEN.write_twice_into(r))(jnp.ones(3))
+    np.testing.assert_array_equal(r[...], [2.0, 2.0, 2.0])  # the primal write happened, as JAX's
 
 
 def test_arrays_stay_immutable_under_tracing():

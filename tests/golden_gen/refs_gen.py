@@ -369,6 +369,45 @@ def _outer_ref_derivatives(ns):
         ),
         "grad_jit_of_outer_ref": jax.grad(lambda x: _doubles_in_jit(ns, x).sum())(jnp.ones(3)),
         "grad_nested_scans": jax.grad(lambda x: _nested_scans(ns, x))(jnp.arange(3.0)),
+        "grad_stop_gradient_of_read": jax.grad(
+            lambda x: (lambda q: jax.lax.stop_gradient(q[...]).sum() + jax.freeze(q).sum())(
+                jax.new_ref(x)
+            )
+        )(jnp.ones(2)),
+        "grad_checkpoint": jax.grad(
+            jax.checkpoint(lambda x: (jax.freeze(jax.new_ref(x)) ** 2).sum())
+        )(jnp.ones(2)),
+        "grad_int_ref": jax.grad(lambda x: (jax.freeze(jax.new_ref(jnp.arange(2))) * x).sum())(1.0),
+    }
+
+
+def _indexing(ns):
+    """Array and traced indices: repeated indices, indices out of range under jit."""
+    jax, jnp = ns.jax, ns.jnp
+
+    def set_repeated(x):
+        q = jax.new_ref(jnp.zeros((3,)))
+        q[jnp.array([0, 0, 2])] = x
+        return jax.freeze(q)
+
+    def add_repeated():
+        q = jax.new_ref(jnp.zeros(2))
+        ns.ref.addupdate(q, jnp.array([0, 0]), jnp.ones(2))
+        return q[...]
+
+    def set_traced(i):
+        q = jax.new_ref(jnp.arange(3.0))
+        jax.jit(lambda q, i: q.__setitem__(i, 9.0))(q, i)
+        return q[...]
+
+    read = jax.jit(lambda q, i: q[i])
+    return {
+        "set_repeated_array_index": set_repeated(jnp.array([1.0, 2.0, 3.0])),
+        "addupdate_repeated_array_index": add_repeated(),
+        "traced_index_out_of_range": read(jax.new_ref(jnp.arange(3.0)), 7),
+        "traced_index_negative": read(jax.new_ref(jnp.arange(3.0)), -1),
+        "traced_set_out_of_range": set_traced(7),
+        "array_index_read": jax.new_ref(jnp.arange(6.0).reshape(3, 2))[jnp.array([2, 0])],
     }
 
 
@@ -413,6 +452,17 @@ def _errors(ns):
             lambda x, q: q.__setitem__(..., q[...] + 1.0), in_axes=(0, None)
         )(jnp.ones(2), ref()),
         "ref_plus_one": lambda: ref() + 1,
+        "grad_write_into_closed_over_ref": lambda: jax.grad(write_twice_into(ref()))(jnp.ones(3)),
+        "jvp_write_into_closed_over_ref": lambda: jax.jvp(
+            write_twice_into(ref()), (jnp.ones(3),), (jnp.ones(3),)
+        ),
+        "grad_write_into_ref_argument": lambda: jax.grad(write_into)(jnp.ones(3), ref()),
+        "jit_grad_write_into_ref_argument": lambda: jax.jit(jax.grad(write_into))(
+            jnp.ones(3), ref()
+        ),
+        "jacfwd_of_fresh_ref": lambda: jax.jacfwd(lambda x: jax.freeze(jax.new_ref(x)) ** 2)(
+            jnp.ones(2)
+        ),
         "vmap_cond_batched_predicate": lambda: jax.vmap(
             lambda x: (
                 lambda q: (
@@ -424,6 +474,15 @@ def _errors(ns):
     }
 
 
+def write_into(x, q):
+    q[...] = x * 2
+    return q[...].sum()
+
+
+def write_twice_into(q):
+    return lambda x: write_into(x, q)
+
+
 def write_b(x, q):
     q[...] = x
 
@@ -432,7 +491,8 @@ def probes(ns) -> dict:
     """Every case's description: ``{group: {name: data}}``."""
     out = {}
     groups = [("eager", _eager), ("jit", _jit), ("jaxpr", _jaxprs), ("ad", _transforms)]
-    for group, fn in groups + [("loops", _loops), ("outer_ref_ad", _outer_ref_derivatives)]:
+    groups += [("loops", _loops), ("outer_ref_ad", _outer_ref_derivatives)]
+    for group, fn in groups + [("indexing", _indexing)]:
         out[group] = {k: show(ns, v) for k, v in fn(ns).items()}
     errors = {}
     for name, case in _errors(ns).items():

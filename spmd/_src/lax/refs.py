@@ -491,7 +491,8 @@ def _swap_jvp(primals, tangents, primal_out, *, indexer):
     cell, val_t = _tangent_cell(tangents[0], "swap"), tangents[1]
     out_t = ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
     if cell is None:
-        return out_t  # a ref made outside the differentiated function: no tangent kept
+        _check_undifferentiated_write(primals[0], val_t, "swap")
+        return out_t
     idx = _traced_index(indexer, primals[0].shape, primals[2:])
     if type(cell.value) is not ad.Zero:
         out_t = cell.value[idx]
@@ -555,7 +556,9 @@ def _addupdate_abstract_eval(ref, val, *dyn, indexer):
 
 def _addupdate_jvp(primals, tangents, primal_out, *, indexer):
     cell, val_t = _tangent_cell(tangents[0], "addupdate"), tangents[1]
-    if cell is not None and type(val_t) is not ad.Zero:
+    if cell is None:
+        _check_undifferentiated_write(primals[0], val_t, "addupdate")
+    elif type(val_t) is not ad.Zero:
         idx = _traced_index(indexer, primals[0].shape, primals[2:])
         cell.value = ad.instantiate(cell.value).at[idx].add(val_t)
     return []
@@ -669,6 +672,18 @@ def _tangent_cell(t: Any, fn: str) -> _TangentCell | None:
         "(a while_loop whose condition reads a Ref); create the Ref inside, or pass its value "
         "through the loop carry"
     )
+
+
+def _check_undifferentiated_write(ref: Any, val_t: Any, fn: str) -> None:
+    # A ref made outside the differentiated function keeps no tangent: writing a value that
+    # has one would lose it (JAX raises a bare Exception here too).
+    if type(val_t) is not ad.Zero:
+        raise Exception(  # noqa: TRY002
+            f"{fn} under differentiation: a differentiated value written into the "
+            f"{ref_aval(core.get_aval(ref)).str_short(False)}, which is not differentiated (it "
+            "was made outside the differentiated function); create it inside, or pass its "
+            "value as a differentiated argument"
+        )
 
 
 def _check_ref(fn: str, ref: Any) -> None:
