@@ -525,7 +525,8 @@ def _run_batched(part: Partitioned, args: Sequence[Any], layout: tuple) -> list:
     for k, (v, present) in enumerate(zip(outs, presents)):
         dtype = part.body.jaxpr.outvars[k].aval.dtype
         v = np.asarray(v, dtype=dtype)
-        blocks = {dev: v[tuple(pos[a] for a in present)] for dev, _, pos in devs}
+        # (The Ellipsis keeps a block of a scalar result an array, not a NumPy scalar.)
+        blocks = {dev: v[(*(pos[a] for a in present), ...)] for dev, _, pos in devs}
         g = _global_result(part, k, blocks)
         if present:
             g._stacked = (tuple(present), v)

@@ -59,7 +59,7 @@ class Communicator:
         are compared first (a small message); arrays of one shape and dtype on every rank then
         travel as raw bytes where the backend can (no pickling: an MPI job moves a MiB in a
         fraction of a millisecond rather than several)."""
-        x = np.ascontiguousarray(x)
+        x = np.ascontiguousarray(x).reshape(np.shape(x))  # (a 0-d array stays 0-d)
         metas = self.allgather((x.shape, x.dtype), what)
         if x.dtype.hasobject or any(m != metas[0] for m in metas):
             return self.allgather(x, what)
