@@ -165,6 +165,7 @@ class _CacheEntry:
         "jaxpr",
         "staged",
         "staged_args",
+        "staged_refs",
         "compiled",
         "out_tree",
         "out_weak",
@@ -224,6 +225,11 @@ class _CacheEntry:
             self.staged = jaxpr
             self.staged_args = []
             self.compiled = dispatch.compile_jaxpr(jaxpr.jaxpr, jaxpr.consts)
+        # Refs the program closes over: staged, they become trailing operands (as JAX stages
+        # them; compiled, they stay constants of the program, which writes into them).
+        self.staged_refs = [c for c in self.staged.consts if type(c) is Ref]
+        if self.staged_refs:
+            self.staged = _refs.refs_as_trailing_args(self.staged)
 
 
 def _check_static_argnums(static_argnums, n_pos: int | None, fun_name: str) -> tuple[int, ...]:
@@ -535,6 +541,7 @@ class JitWrapped:
         out_leaves = dispatch.jit_p.bind(
             *entry.staged_args,
             *leaves,
+            *entry.staged_refs,
             jaxpr=entry.staged,
             name=self.__name__,
             **({} if mesh is None else {"ctx_mesh": mesh}),

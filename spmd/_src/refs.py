@@ -57,6 +57,16 @@ def addupdate(ref: Any, idx: Any, x: Any) -> None:
     ref_addupdate(ref, idx, x)
 
 
+def refs_as_trailing_args(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """``closed`` with its constants that are Refs turned into trailing inputs (in order)."""
+    j = closed.jaxpr
+    is_r = [type(c) is Ref for c in closed.consts]
+    keep = [v for v, r in zip(j.constvars, is_r) if not r]
+    moved = [v for v, r in zip(j.constvars, is_r) if r]
+    new = core.Jaxpr(keep, [*j.invars, *moved], j.outvars, j.eqns, j.debug_info)
+    return core.ClosedJaxpr(new, [c for c, r in zip(closed.consts, is_r) if not r])
+
+
 def check_distinct_refs(
     leaves: Sequence[Any], paths: Callable[[], Sequence[str]], fun_name: str, traced_for: str
 ) -> None:
@@ -105,6 +115,7 @@ __all__ = [
     "freeze",
     "get",
     "new_ref",
+    "refs_as_trailing_args",
     "set",
     "swap",
 ]

@@ -159,6 +159,7 @@ def _jaxprs(ns):
         "api_swap_used": mj(lambda q: ns.ref.swap(q, 0, 2.0) * 2)(r),
         "jit_of_ref": mj(jax.jit(lambda q: q.__setitem__(..., q[...] + 1.0)))(r),
         "closed_over": mj(lambda x: c.__setitem__(..., x))(jnp.ones(2)),
+        "jit_closing_over_ref": mj(jax.jit(lambda x: c.__setitem__(..., c[...] + x)))(jnp.ones(2)),
         "vmap_fresh_ref": mj(jax.vmap(lambda x: _first_then_all(ns, x)))(jnp.ones((2, 3))),
     }
 
