@@ -316,6 +316,14 @@ def _other_cases():
         "at_set:xa": lambda jax, jnp, env: env["xa"].at[0].set(1.0),
         "at_add:xa": lambda jax, jnp, env: env["xa"].at[:, 1].add(1.0),
         "at_set:xd": lambda jax, jnp, env: env["xd"].at[0].set(1.0),
+        # one-device placement carries through operations (eager and jit alike)
+        "add:xd": lambda jax, jnp, env: env["xd"] + 1.0,
+        "add:xd_xu": lambda jax, jnp, env: env["xd"] * env["xu"],
+        "sum:xd": lambda jax, jnp, env: env["xd"].sum(0),
+        "jit_add:xd": lambda jax, jnp, env: jax.jit(lambda a: a + 1.0)(env["xd"]),
+        "err:add:xd_xd5": lambda jax, jnp, env: (
+            env["xd"] + jax.device_put(np.ones((8, 4), np.float32), jax.devices()[5])
+        ),
         "zeros_like_then_add:xa": lambda jax, jnp, env: jnp.zeros_like(env["xa"]) + env["xu"],
     }
     return c

@@ -30,10 +30,6 @@ _SET_MESH = (
     "eager operations under set_mesh: JAX places every eager result on the context mesh "
     "(replicated, committed); spmd leaves results of uncommitted operands unplaced"
 )
-_ONE_DEVICE = (
-    "eager operations on an array committed to one device: JAX's result stays there, "
-    "committed; spmd's goes back to the default device, uncommitted"
-)
 _JIT_EXPLICIT = (
     "JAX refuses a jit whose constant has an Explicit sharding with no mesh in context "
     "('Please enter your jit into a mesh context'); spmd runs it"
@@ -44,7 +40,6 @@ KNOWN = {
     "zeros:set_mesh": _SET_MESH,
     **{f"{f}:jit:xe": _JIT_EXPLICIT for f in ("zeros_like", "ones_like", "full_like")},
     "empty_like:jit:xe": _JIT_EXPLICIT,
-    **{c: _ONE_DEVICE for c in ("array:xd", "copy:xd", "astype:xd", "at_set:xd")},
 }
 
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spmd._src import core
-from spmd._src.sharding import NamedSharding, P, spec_axes
+from spmd._src.sharding import NamedSharding, P, SingleDeviceSharding, spec_axes
 
 sharding_rules: dict[core.Primitive, Callable] = {}
 # Rules for meshes with Explicit axes (sharding in types): they raise ShardingTypeError where JAX
@@ -182,7 +182,7 @@ def propagate(
         return sharding_rules[prim](specs, avals, **params)
     named = [s for s in shardings if isinstance(s, NamedSharding)]
     if not named:
-        return None
+        return _on_one_device(prim, shardings, avals, params)
     mesh, kind = named[0].mesh, named[0].memory_kind
     specs = [_spec_of(s, a.ndim, mesh) for s, a in zip(shardings, avals)]
     explicit = _is_explicit(mesh)
@@ -502,6 +502,28 @@ def _cumprods(shape) -> list:
         n *= d
         out.append(n)
     return out
+
+
+def _on_one_device(prim: core.Primitive, shardings: Sequence[Any], avals, params) -> Any:
+    """Operands committed to one device (no mesh): the result stays there, committed, as JAX's
+    (jit's results do the same); operands committed to different devices are refused, with
+    JAX's class. None where no operand is committed."""
+    one, first = None, -1
+    for i, s in enumerate(shardings):
+        if type(s) is not SingleDeviceSharding:
+            continue
+        if one is None:
+            one, first = s, i
+        elif s._device != one._device:
+            raise ValueError(
+                f"{prim.name}: received incompatible devices: operand {first} of shape "
+                f"{tuple(avals[first].shape)} is committed to device ids [{one._device.id}] and "
+                f"operand {i} of shape {tuple(avals[i].shape)} to device ids [{s._device.id}]; "
+                "device_put them to one device first."
+            )
+    if one is None or not prim.multiple_results:
+        return one
+    return [one] * len(prim.abstract_eval(*avals, **params))
 
 
 def propagate_jaxpr(
