@@ -183,3 +183,13 @@ def test_error_empty_like_takes_no_out_sharding(env):
         TypeError, match=r"empty_like\(\) got an unexpected keyword argument .out_sharding"
     ):
         jnp.empty_like(env["xe"], out_sharding=P())
+
+
+def test_error_operands_committed_to_different_devices(env):
+    other = spmd.device_put(np.ones((8, 4), np.float32), spmd.devices()[5])
+    with pytest.raises(
+        ValueError,
+        match=r"add: received incompatible devices: operand 0 of shape \(8, 4\) is committed to "
+        r"device ids \[3\] and operand 1 of shape \(8, 4\) to device ids \[5\]",
+    ):
+        env["xd"] + other
