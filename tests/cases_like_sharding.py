@@ -255,6 +255,12 @@ def _other_cases():
         "astype:xu:device": lambda jax, jnp, env: jnp.astype(
             env["xu"], jnp.int32, device=env["dev3"]
         ),
+        "linspace:retstep_device:samples": lambda jax, jnp, env: jnp.linspace(
+            0.0, 1.0, 5, retstep=True, device=env["dev3"]
+        )[0],
+        "linspace:retstep_device:step": lambda jax, jnp, env: jnp.linspace(
+            0.0, 1.0, 5, retstep=True, device=env["dev3"]
+        )[1],
         "zeros:set_mesh": lambda jax, jnp, env: _in_mesh(
             jax, env["auto"], lambda: jnp.zeros((8, 4))
         ),

@@ -123,6 +123,8 @@ def place_on_device(x: Any, device: Any, name: str, data: Any = None) -> Any:
         target = device
     else:
         raise TypeError(f"{name}: device must be a Device or a Sharding, got {device!r}")
+    if type(x) is tuple:  # linspace's (samples, step): both placed, as JAX's
+        return tuple(place_on_device(e, target, name, data) for e in x)
     if not isinstance(x, Array):
         return x
     if isinstance(target, NamedSharding):
