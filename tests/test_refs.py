@@ -47,6 +47,7 @@ _GROUPS = {
     "loops": GEN._loops,
     "outer_ref_ad": GEN._outer_ref_derivatives,
     "indexing": GEN._indexing,
+    "vmap_axes": GEN._vmap_axes,
 }
 _RUNS: dict = {}
 

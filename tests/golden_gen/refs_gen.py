@@ -412,6 +412,53 @@ def _indexing(ns):
     }
 
 
+def _vmap_axes(ns):
+    """vmap over a Ref argument's other axes, and at batched (traced) indices."""
+    jax, jnp = ns.jax, ns.jnp
+
+    def m():
+        return jax.new_ref(jnp.arange(6.0).reshape(2, 3))
+
+    def write_row0(r, x):
+        r[0] = x
+
+    def then(f, q):
+        return [f(q), jax.freeze(q)]
+
+    def set_at(r, i):
+        r[i] = 5.0
+
+    def add_at(r, i, x):
+        ns.ref.addupdate(r, (i, 1), x)
+
+    return {
+        "in_axes_1_read": jax.vmap(lambda r: r[...] * 2, in_axes=1)(m()),
+        "in_axes_1_index_read": jax.vmap(lambda r: r[0], in_axes=1)(m()),
+        "in_axes_1_write": then(
+            lambda q: jax.vmap(write_row0, in_axes=(1, 0))(q, jnp.array([7.0, 8, 9])), m()
+        ),
+        "in_axes_0_write": then(lambda q: jax.vmap(write_row0)(q, jnp.array([7.0, 8])), m()),
+        "write_then_read_axis_1": jax.vmap(
+            lambda r, x: (r.__setitem__(1, x), r[...])[1], in_axes=(1, 0)
+        )(m(), jnp.array([1.0, 2.0, 3.0])),
+        "batched_index_read_unbatched_ref": jax.vmap(lambda i, q: q[i], in_axes=(0, None))(
+            jnp.array([1, 0]), m()
+        ),
+        "batched_index_write": then(
+            lambda q: jax.vmap(set_at)(q, jnp.array([0, 2])), jax.new_ref(jnp.zeros((2, 3)))
+        ),
+        "batched_index_addupdate_axis_2": then(
+            lambda q: jax.vmap(add_at, in_axes=(2, 0, 0))(
+                q, jnp.array([0, 1]), jnp.array([10.0, 20.0])
+            ),
+            jax.new_ref(jnp.ones((2, 3, 2))),
+        ),
+        "jit_vmap_batched_index": jax.jit(jax.vmap(lambda r, i: r[i, 1:]))(
+            jax.new_ref(jnp.arange(24.0).reshape(2, 3, 4)), jnp.array([2, 1])
+        ),
+    }
+
+
 def _errors(ns):
     """Each case raises; the error's class is recorded."""
     jax, jnp = ns.jax, ns.jnp
@@ -493,7 +540,7 @@ def probes(ns) -> dict:
     out = {}
     groups = [("eager", _eager), ("jit", _jit), ("jaxpr", _jaxprs), ("ad", _transforms)]
     groups += [("loops", _loops), ("outer_ref_ad", _outer_ref_derivatives)]
-    for group, fn in groups + [("indexing", _indexing)]:
+    for group, fn in groups + [("indexing", _indexing), ("vmap_axes", _vmap_axes)]:
         out[group] = {k: show(ns, v) for k, v in fn(ns).items()}
     errors = {}
     for name, case in _errors(ns).items():

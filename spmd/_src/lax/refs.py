@@ -44,8 +44,8 @@ from spmd._src import core_printing as cp
 from spmd._src.core import ShapedArray, Tracer
 from spmd._src.interpreters import ad, batching
 from spmd._src.lax.elementwise.conversion import convert_element_type
-from spmd._src.lax.rules import bdim_at_front, moveaxis
-from spmd._src.lax.shape import broadcast_in_dim
+from spmd._src.lax.rules import bdim_to, moveaxis
+from spmd._src.lax.shape import broadcast_in_dim, iota
 
 # ---------------------------------------------------------------------------------------------
 # The type and the value
@@ -436,8 +436,8 @@ def _get_jvp(primals, tangents, primal_out, *, indexer):
 
 def _get_vmap(axis_data, vals, dims, *, indexer):
     ref, dyn = vals[0], vals[1:]
-    _check_batched_index(dims[1:], dyn, "get")
-    return get_p.bind(ref, *dyn, indexer=_batched_indexer(indexer, ref)), 0
+    indexer, dyn, out_dim = _batch_index(indexer, dims[0], dyn, dims[1:], axis_data.size, "get")
+    return get_p.bind(ref, *dyn, indexer=indexer), out_dim
 
 
 def _get_pp(eqn: core.JaxprEqn, ctx: core.PPContext):
@@ -504,9 +504,12 @@ def _swap_jvp(primals, tangents, primal_out, *, indexer):
 
 def _swap_vmap(axis_data, vals, dims, *, indexer):
     ref, val, dyn = vals[0], vals[1], vals[2:]
-    val = _batched_value(ref, dims[0], val, dims[1], axis_data.size, "swap")
-    _check_batched_index(dims[2:], dyn, "swap")
-    return swap_p.bind(ref, val, *dyn, indexer=_batched_indexer(indexer, ref)), 0
+    if dims[0] is None:
+        raise _unbatched_write(ref, "swap")
+    size = axis_data.size
+    indexer, dyn, out_dim = _batch_index(indexer, dims[0], dyn, dims[2:], size, "swap")
+    val = bdim_to(val, dims[1], out_dim, size)
+    return swap_p.bind(ref, val, *dyn, indexer=indexer), out_dim
 
 
 def _swap_pp(eqn: core.JaxprEqn, ctx: core.PPContext):
@@ -566,9 +569,11 @@ def _addupdate_jvp(primals, tangents, primal_out, *, indexer):
 
 def _addupdate_vmap(axis_data, vals, dims, *, indexer):
     ref, val, dyn = vals[0], vals[1], vals[2:]
-    val = _batched_value(ref, dims[0], val, dims[1], axis_data.size, "addupdate")
-    _check_batched_index(dims[2:], dyn, "addupdate")
-    addupdate_p.bind(ref, val, *dyn, indexer=_batched_indexer(indexer, ref))
+    if dims[0] is None:
+        raise _unbatched_write(ref, "addupdate")
+    size = axis_data.size
+    indexer, dyn, out_dim = _batch_index(indexer, dims[0], dyn, dims[2:], size, "addupdate")
+    addupdate_p.bind(ref, bdim_to(val, dims[1], out_dim, size), *dyn, indexer=indexer)
     return [], []
 
 
@@ -722,16 +727,36 @@ def _move_to_front(x: Any, d: int) -> Any:
     return moveaxis(x, d, 0)
 
 
-def _batched_indexer(indexer: tuple, ref: Any) -> tuple:
-    # The batch dimension is the ref's first: indexed whole.
-    return (("slice", 0, ref.shape[0], 1), *indexer)
-
-
-def _check_batched_index(dims, dyn, fn: str) -> None:
-    if any(d is not None for d in dims):
-        raise NotImplementedError(f"vmap of a Ref {fn} at a batched index is not supported")
-    if any(core.get_aval(x).shape for x in dyn):
+def _batch_index(indexer: tuple, ref_dim, dyn, dyn_dims, size: int, fn: str):
+    """(indexer, operands, result batch dimension) of an access to a ref batched at
+    ``ref_dim`` (or not, None) with index operands batched at ``dyn_dims``. The batch
+    dimension of the ref is indexed whole; a batched traced index becomes an array index
+    (one position per example), and then the ref's batch dimension is indexed by an iota
+    beside it, so NumPy's rules for array indices place the result's batch dimension."""
+    if any(core.get_aval(x).shape for x, d in zip(dyn, dyn_dims) if d is None) or any(
+        np.ndim(x) > 1 for x, d in zip(dyn, dyn_dims) if d is not None
+    ):
         raise NotImplementedError(f"vmap of a Ref {fn} at an array index is not supported")
+    if all(d is None for d in dyn_dims):
+        if ref_dim is None:
+            raise NotImplementedError(f"vmap of a Ref {fn} with nothing batched")  # unreached
+        entries = list(indexer)
+        entries.insert(ref_dim, ("slice", 0, size, 1))
+        # Only ints and scalar indices besides: the result keeps the sliced dimensions in order.
+        out_dim = sum(e[0] == "slice" for e in entries[:ref_dim])
+        return tuple(entries), list(dyn), out_dim
+    dyn = [x if d is None else moveaxis(x, d, 0) for x, d in zip(dyn, dyn_dims)]
+    entries = list(indexer)
+    if ref_dim is not None:
+        at = sum(e[0] == "dyn" for e in entries[:ref_dim])
+        dyn.insert(at, iota(np.dtype(np.int32), size))
+        entries.insert(ref_dim, ("dyn",))
+    # With an array index, ints and scalar indices are array indices too (NumPy): adjacent,
+    # their common dimension stays in place; apart, it goes first.
+    adv = [i for i, e in enumerate(entries) if e[0] != "slice"]
+    contiguous = adv == list(range(adv[0], adv[-1] + 1))
+    out_dim = sum(e[0] == "slice" for e in entries[: adv[0]]) if contiguous else 0
+    return tuple(entries), dyn, out_dim
 
 
 def _unbatched_write(ref: Any, fn: str) -> Exception:
@@ -749,12 +774,6 @@ def _check_write_under_vmap(ref: Any, fn: str) -> None:
     trace = core.trace_ctx.trace
     if isinstance(trace, batching.BatchTrace) and trace.to_batch_info(ref)[1] is None:
         raise _unbatched_write(ref, fn)
-
-
-def _batched_value(ref: Any, ref_dim, val: Any, val_dim, size: int, fn: str) -> Any:
-    if ref_dim is None:
-        raise _unbatched_write(ref, fn)
-    return bdim_at_front(val, val_dim, size)
 
 
 __all__ = [
