@@ -261,6 +261,12 @@ def _other_cases():
         "linspace:retstep_device:step": lambda jax, jnp, env: jnp.linspace(
             0.0, 1.0, 5, retstep=True, device=env["dev3"]
         )[1],
+        "fft.fftfreq:device": lambda jax, jnp, env: jnp.fft.fftfreq(4, device=env["dev3"]),
+        "fft.rfftfreq:device_sharding": lambda jax, jnp, env: jnp.fft.rfftfreq(
+            14, device=ns(env, "y")
+        ),
+        "to_device:xu": lambda jax, jnp, env: env["xu"].to_device(env["dev3"]),
+        "to_device:xa_sharding": lambda jax, jnp, env: env["xa"].to_device(ns(env, None, "x")),
         "zeros:set_mesh": lambda jax, jnp, env: _in_mesh(
             jax, env["auto"], lambda: jnp.zeros((8, 4))
         ),

@@ -193,3 +193,8 @@ def test_error_operands_committed_to_different_devices(env):
         r"device ids \[3\] and operand 1 of shape \(8, 4\) to device ids \[5\]",
     ):
         env["xd"] + other
+
+
+def test_error_to_device_stream():
+    with pytest.raises(NotImplementedError, match="to_device: stream"):
+        jnp.ones(3).to_device(spmd.devices()[2], stream=1)

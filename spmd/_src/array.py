@@ -175,6 +175,15 @@ class Array:
     def devices(self) -> set:
         return self.sharding.device_set
 
+    def to_device(self, device: Any, *, stream: Any = None) -> Array:
+        """This array placed on ``device`` (a device or a Sharding), committed (the Array
+        API's method; ``device_put``)."""
+        if stream is not None:
+            raise NotImplementedError("to_device: stream is not supported")
+        from spmd._src.placement import device_put  # lazy: placement imports this module
+
+        return device_put(self, device)
+
     @property
     def addressable_shards(self) -> list[Shard]:
         """This process's shards: each a view of the global buffer (no copy)."""

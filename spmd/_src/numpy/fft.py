@@ -32,7 +32,7 @@ from spmd._src.numpy import ufuncs
 from spmd._src.numpy.array_constructors import array, asarray
 from spmd._src.numpy.rearranging import _roll_jit, pad
 from spmd._src.numpy.reductions import prod
-from spmd._src.numpy.util import _dtype_arg, check_arraylike
+from spmd._src.numpy.util import _dtype_arg, check_arraylike, with_out_sharding
 
 _NORMS = (None, "backward", "ortho", "forward")
 
@@ -376,6 +376,7 @@ def _freq_dtype(name: str, dtype: Any) -> tuple[np.dtype, np.dtype]:
     return out, dtypes.default_float_dtype()
 
 
+@with_out_sharding("jnp.fft.fftfreq", device=True, out=False)
 def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """The sample frequencies of ``fft(x, n)`` for sample spacing ``d``: ``[0, 1, ...,
     (n - 1) // 2, -(n // 2), ..., -1] / (d * n)``.
@@ -392,6 +393,7 @@ def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> A
     return out if out_dt == dt else lax.convert_element_type(out, out_dt)
 
 
+@with_out_sharding("jnp.fft.rfftfreq", device=True, out=False)
 def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """The sample frequencies of ``rfft(x, n)`` for sample spacing ``d``: ``[0, 1, ...,
     n // 2] / (d * n)``.
