@@ -52,6 +52,10 @@ class Array:
     @property
     def aval(self) -> core.ShapedArray:
         v = self._value
+        s = self._sharding
+        if s is not None and s.memory_kind == "pinned_host":
+            # An array in host memory has it in its type (f32<host>[8]).
+            return core.ShapedArray(v.shape, v.dtype, self.weak_type, memory_space=core.HOST)
         return core.ShapedArray(v.shape, v.dtype, self.weak_type)
 
     @property

@@ -125,6 +125,15 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
                     f"{pa.dtype.name}[{','.join(map(str, pa.shape))}] because the corresponding "
                     "output of the function had that type."
                 )
+            if getattr(ca, "memory_space", None) is not getattr(pa, "memory_space", None):
+                # A result in host memory (f32<host>[]) wants its cotangent there too: grad's
+                # seed is on the device, so grad of such a function fails, as JAX's does.
+                raise ValueError(
+                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                    f"{ca.str_short(False)}, but expected {pa.str_short(False)} because the "
+                    "corresponding output of the differentiated function had JAX type "
+                    f"{pa.str_short(False)}"
+                )
         zeros = [Zero(a) for a in linear.out_avals[len(out_primals) :]]
         ct_in = linear.transpose([_as_value(c) for c in ct_leaves] + zeros[:n_aux])
         ct_in = [_instantiate_ct(c, a) for c, a in zip(ct_in, in_avals)]

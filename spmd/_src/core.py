@@ -13,6 +13,7 @@ trace than the current one is, to the current trace, a constant.
 
 from __future__ import annotations
 
+import enum
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -60,6 +61,46 @@ def vma_str(vma: frozenset) -> str:
     return "{V:" + (str(names[0]) if len(names) == 1 else f"({','.join(map(str, names))})") + "}"
 
 
+class MemorySpace(enum.Enum):
+    """Where an array lives (``jax.memory.Space``): device memory, host memory (a sharding's
+    ``pinned_host`` kind), or either (``Any``, a type only traced programs give). Part of an
+    array's type; ``Device`` prints as nothing, the others as ``f32<host>[8]``."""
+
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+    __str__ = __repr__
+    # Identity hashing: cheaper than Enum's (which hashes the name), and avals hash it.
+    __hash__ = object.__hash__
+
+
+DEVICE_SPACE = MemorySpace.Device
+HOST = MemorySpace.Host
+
+
+def mem_kind_to_space(kind: str | None) -> MemorySpace:
+    """A sharding's memory kind as a memory space: ``pinned_host`` is the host's; the others
+    (``device``, ``unpinned_host``) are typed as device memory, as in JAX."""
+    return MemorySpace.Host if kind == "pinned_host" else DEVICE_SPACE
+
+
+def mem_space_to_kind(space: MemorySpace, who: str = "device_put") -> str:
+    """The memory kind a memory space places an array in (AssertionError for ``Any``, which
+    names no memory: JAX's class)."""
+    if space is DEVICE_SPACE:
+        return "device"
+    if space is MemorySpace.Host:
+        return "pinned_host"
+    raise AssertionError(
+        f"{who}: {space!r} names no memory an array can be placed in (it is a type for traced "
+        "values only); use jax.memory.Space.Device or jax.memory.Space.Host."
+    )
+
+
 class ShapedArray:
     """The abstract value of an array: shape, dtype, whether the dtype is weak, and (inside a
     shard_map body with check_vma) the mesh axes the value varies over (``vma``).
@@ -68,10 +109,11 @@ class ShapedArray:
     promotion (``f32[] * 2`` stays f32). ``vma`` is part of the type (equality and hash), as in
     JAX: it is empty everywhere but in shard_map bodies, so caches keyed on avals outside
     bodies are unaffected, and inside them a body traced for other varying axes is another
-    program (its pvary casts differ).
+    program (its pvary casts differ). ``memory_space`` (``MemorySpace.Device`` but for arrays
+    in host memory) is part of the type too, as in JAX.
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "vma")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "memory_space")
     array_abstraction_level = 1
 
     def __init__(
@@ -80,11 +122,13 @@ class ShapedArray:
         dtype: Any,
         weak_type: bool = False,
         vma: frozenset = _NO_VMA,
+        memory_space: MemorySpace = DEVICE_SPACE,
     ) -> None:
         self.shape = shape if type(shape) is tuple else tuple(shape)
         self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.weak_type = weak_type is True or bool(weak_type)
         self.vma = vma
+        self.memory_space = memory_space
 
     @property
     def ndim(self) -> int:
@@ -97,12 +141,15 @@ class ShapedArray:
             n *= d
         return n
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None) -> ShapedArray:
+    def update(
+        self, shape=None, dtype=None, weak_type=None, vma=None, memory_space=None
+    ) -> ShapedArray:
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             self.vma if vma is None else vma,
+            self.memory_space if memory_space is None else memory_space,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -115,16 +162,19 @@ class ShapedArray:
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
             and self.vma == other.vma
+            and self.memory_space is other.memory_space
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type, self.vma))
+        return hash((self.shape, self.dtype, self.weak_type, self.vma, self.memory_space))
 
     def str_short(self, short_dtypes: bool = True) -> str:
         if short_dtypes:
             name = dtypes.short_dtype_name(self.dtype)
         else:  # NumPy names float0 (a structured dtype) 'void'; JAX prints float0
             name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        if self.memory_space is not DEVICE_SPACE:  # f32<host>[8], as JAX prints it
+            name += f"<{self.memory_space.name.lower()}>"
         return f"{name}[{','.join(str(d) for d in self.shape)}]{vma_str(self.vma)}"
 
     def __repr__(self) -> str:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from spmd._src import core, dtypes
-from spmd._src.core import Jaxpr, Literal, ShapedArray, Tracer, Var
+from spmd._src.core import DEVICE_SPACE, Jaxpr, Literal, ShapedArray, Tracer, Var
 from spmd._src.interpreters import sharding_rules
 
 # prim -> rule(primals, tangents, primal_out, **params) -> tangent_out
@@ -83,7 +83,8 @@ def tangent_dtype(dtype: np.dtype) -> np.dtype:
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     # Weak types carry over to tangents (as in JAX), so grad of a weakly typed input is weak.
     dt = tangent_dtype(aval.dtype)
-    return ShapedArray(aval.shape, dt, aval.weak_type and dt != dtypes.float0, aval.vma)
+    weak = aval.weak_type and dt != dtypes.float0
+    return ShapedArray(aval.shape, dt, weak, aval.vma, getattr(aval, "memory_space", DEVICE_SPACE))
 
 
 def _missing_hook(*args, **kwargs):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core
+from spmd._src import core, memory_spaces
 from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Tracer, Var
 from spmd._src.interpreters import sharding_rules
 
@@ -129,6 +129,8 @@ class JaxprTrace(core.Trace):
         atoms = [self.to_atom(x) for x in args]
         avals = [a.aval for a in atoms]
         out = prim.abstract_eval(*avals, **params)
+        if memory_spaces.off_device(avals):  # (rare) operands in host memory: so are results
+            out = memory_spaces.typed_results(prim, params, avals, out)
         outs = out if prim.multiple_results else [out]
         outvars = [Var(a) for a in outs]
         eqn = JaxprEqn(atoms, outvars, prim, params)

@@ -60,7 +60,11 @@ def scan(
     if config.jax_disable_jit:
         return _scan_in_python(f, init, xs_leaves, xs_tree, length, reverse)
     xs_avals = common.avals_of(xs_leaves, "scan")
-    x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in xs_avals]
+    # (An x keeps the memory space of its stack: f32<host>[] from f32<host>[8].)
+    x_avals = [
+        ShapedArray(a.shape[1:], a.dtype, a.weak_type, memory_space=a.memory_space)
+        for a in xs_avals
+    ]
     init_avals = common.avals_of(init_leaves, "scan")
     # Shardings in types (Explicit mesh axes): the carry's as they are, an x's without the
     # scanned dimension.

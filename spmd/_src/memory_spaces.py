@@ -1,0 +1,98 @@
+"""Memory spaces in types: which memory (device or host) an array's type says it lives in.
+
+An array placed in ``pinned_host`` memory has type ``f32<host>[8]`` (``ShapedArray.memory_space``,
+``core.MemorySpace``), as in JAX 0.10. Operations keep their operands' memory space: the result
+of a primitive whose operands of rank one or more share a memory space is in it (scalars take
+no part, so ``x_host * 2.0`` stays on the host); operands in different spaces are a ValueError,
+while tracing and eagerly. Primitives that run programs (scan, cond, jit) take their results'
+types from their bodies, and ``device_put`` sets the space it is given.
+
+Nothing here runs unless some operand is off device memory: the checks are on the paths that
+see such operands only.
+
+>>> mesh = spmd.make_mesh((8,), ("x",))
+>>> x = spmd.device_put(np.arange(8.0), NamedSharding(mesh, P("x"), memory_kind="pinned_host"))
+>>> str(spmd.typeof(x * 2))
+'float32<host>[8]'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from spmd._src import core
+from spmd._src.core import DEVICE_SPACE, MemorySpace, mem_kind_to_space
+
+# Primitives that give their results' memory spaces themselves (device_put): the default rule
+# leaves them alone. (Primitives with programs in their parameters are recognized as such.)
+own_rule: set[core.Primitive] = set()
+
+
+def off_device(avals: Sequence[Any]) -> bool:
+    """Whether an aval among ``avals`` is typed off device memory (the rare case)."""
+    for a in avals:
+        if getattr(a, "memory_space", DEVICE_SPACE) is not DEVICE_SPACE:
+            return True
+    return False
+
+
+def default_space(name: str, avals: Sequence[Any]) -> MemorySpace:
+    """The memory space of a primitive's results for operands ``avals`` (JAX's default rule):
+    that of its operands of rank one or more, which must agree; device memory if it has none;
+    ``Any`` if every operand is typed ``Any``."""
+    spaces = [getattr(a, "memory_space", DEVICE_SPACE) for a in avals]
+    if spaces and all(s is MemorySpace.Any for s in spaces):
+        return MemorySpace.Any
+    prev = None
+    for a in avals:
+        if not getattr(a, "shape", ()):
+            continue
+        if prev is not None and prev.memory_space is not a.memory_space:
+            raise ValueError(
+                f"memory_space of all inputs passed to `{name}` must be the same. Got one "
+                f"operand with type: {prev.str_short(False)} and another operand with type: "
+                f"{a.str_short(False)}"
+            )
+        prev = a
+    return DEVICE_SPACE if prev is None else prev.memory_space
+
+
+def typed_results(prim: core.Primitive, params: dict, avals: Sequence[Any], out: Any) -> Any:
+    """``prim``'s abstract results ``out`` (one aval or a list) typed in the memory space its
+    operands ``avals`` give them. Called only when some operand is off device memory."""
+    if prim in own_rule or core._jaxprs_in_params(params):
+        return out
+    space = default_space(prim.name, avals)
+    if not prim.multiple_results:
+        return _in_space(out, space)
+    return [_in_space(a, space) for a in out]
+
+
+def _in_space(aval: Any, space: MemorySpace) -> Any:
+    if type(aval) is not core.ShapedArray or aval.memory_space is space:
+        return aval
+    return aval.update(memory_space=space)
+
+
+def eager_shardings(prim: core.Primitive, args: Sequence[Any], sig, out_s: Any) -> Any:
+    """Eager operands placed outside device memory: the same rule as tracing, on the operands'
+    shardings (ValueError for operands of rank one or more in different spaces); result
+    shardings ``out_s`` (one or a list) moved to the memory the rule gives (an unpinned_host
+    operand's result is in device memory, as in JAX)."""
+    kinds = [getattr(getattr(x, "_sharding", None), "memory_kind", "device") for x in args]
+    if all(k == "device" for k in kinds) or out_s is None or prim in own_rule:
+        return out_s
+    avals = [core.ShapedArray(*g, memory_space=mem_kind_to_space(k)) for g, k in zip(sig, kinds)]
+    space = default_space(prim.name, avals)
+    kind = "pinned_host" if space is MemorySpace.Host else "device"
+    if not prim.multiple_results:
+        return _in_kind(out_s, kind)
+    return [_in_kind(s, kind) for s in out_s]
+
+
+def _in_kind(s: Any, kind: str) -> Any:
+    return s if s is None or s.memory_kind == kind else s.with_memory_kind(kind)
+
+
+__all__ = ["default_space", "eager_shardings", "off_device", "own_rule", "typed_results"]
