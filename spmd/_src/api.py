@@ -60,6 +60,12 @@ class ShapeDtypeStruct:
             self.dtype = dtype
         else:
             self.dtype = np.dtype(dtypes.canonicalize_dtype(dtype))
+        if isinstance(sharding, core.MemorySpace):
+            raise ValueError(
+                f"ShapeDtypeStruct: sharding should be a Sharding or a PartitionSpec; got "
+                f"{sharding!r} of type {type(sharding).__name__} for shape {self.shape} (a "
+                "memory space is given as a sharding's memory_kind, e.g. 'pinned_host')."
+            )
         self.sharding = sharding
         self.weak_type = weak_type
 
@@ -89,7 +95,9 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype, self.weak_type)
+        # A sharding in host memory types the value there (f32<host>[8]), as JAX's does.
+        space = core.mem_kind_to_space(getattr(self.sharding, "memory_kind", None))
+        return ShapedArray(self.shape, self.dtype, self.weak_type, memory_space=space)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,8 +115,7 @@ def _out_shape(a: ShapedArray) -> Any:
 def _abstractify(x: Any, path: str, fun_name: str) -> ShapedArray:
     t = type(x)
     if t is Array:
-        v = x._value
-        return ShapedArray(v.shape, v.dtype, x.weak_type)
+        return x.aval  # (with its memory space: f32<host>[8])
     aval = getattr(x, "aval", None)
     if aval is not None:
         # (A batched ref's tracer has the plain type of one example: its program takes a Ref.)
@@ -178,6 +185,7 @@ class _CacheEntry:
         "last_placed",
         "typed",
         "ctx_mesh",
+        "spaces",
     )
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree, in_tree=None, typed=None) -> None:
@@ -185,6 +193,9 @@ class _CacheEntry:
         # The arguments' shardings in types it was traced for (Explicit mesh axes; None: none
         # had one): arguments typed otherwise trace again, as in JAX.
         self.typed = typed
+        # The arguments' memory spaces, when one is in host memory (as _space_key gives them).
+        spaces = tuple(a.memory_space for a in jaxpr.in_avals)
+        self.spaces = spaces if core.MemorySpace.Host in spaces else None
         self.out_tree = out_tree
         self.in_tree = in_tree
         # Programs with sharding constraints, or closing over arrays with shardings in their
@@ -359,7 +370,9 @@ class JitWrapped:
         leaves, treedef = tu.tree_flatten((dyn_args, dyn_kwargs))
         try:
             sig = tuple(
-                (x._value.shape, x._value.dtype, x.weak_type) if type(x) is Array else _aval_key(x)
+                (x._value.shape, x._value.dtype, x.weak_type)
+                if type(x) is Array and x._sharding is None
+                else _aval_key(x)
                 for x in leaves
             )
         except TypeError:
@@ -465,8 +478,15 @@ class JitWrapped:
         fast = None if kwargs or not self._fast_ok else self._fast_args(args)
         fast_key = None if fast is None else fast[0]
         hit = self._fast.get(fast_key) if fast_key is not None else None
-        if hit is not None and fast[3] and _typed_key(_type_shardings(args)) != hit[0].typed:
-            hit = None  # placed arguments typed otherwise (Explicit axes): trace again
+        if (
+            hit is not None
+            and fast[3]
+            and (
+                _typed_key(_type_shardings(args)) != hit[0].typed
+                or _space_key(args) != hit[0].spaces
+            )
+        ):
+            hit = None  # placed arguments typed otherwise (Explicit axes, memory): trace again
         if (
             hit is not None
             and not self._has_placements
@@ -545,8 +565,23 @@ class JitWrapped:
             jaxpr=entry.staged,
             name=self.__name__,
             **({} if mesh is None else {"ctx_mesh": mesh}),
+            **self._staged_placements(entry),
         )
         return entry.out_tree.unflatten(out_leaves)
+
+    def _staged_placements(self, entry) -> dict:
+        """A staged call's in_shardings/out_shardings, one per operand/result (UnspecifiedValue
+        where none is given), as JAX's jit equations print them; {} if the jit has none."""
+        out = {}
+        if self.in_shardings is not None:
+            given = _sharding_leaves(self.in_shardings, entry.in_tree, "in_shardings", self)
+            n_const, n_ref = len(entry.staged_args), len(entry.staged_refs)
+            given = [dispatch.UNSPECIFIED] * n_const + list(given) + [dispatch.UNSPECIFIED] * n_ref
+            out["in_shardings"] = tuple(dispatch.UNSPECIFIED if s is None else s for s in given)
+        if self.out_shardings is not None:
+            given = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings", self)
+            out["out_shardings"] = tuple(dispatch.UNSPECIFIED if s is None else s for s in given)
+        return out
 
     # -- placements (in_shardings, out_shardings, argument devices) -------------------------
     def _arg_paths(self, entry) -> list[str]:
@@ -599,6 +634,7 @@ class JitWrapped:
                     self._check_out_devices(entry, wanted, arg_devices, in_s)
                 outs = [w if w is not None else o for w, o in zip(wanted, outs)]
             outs = _fill_unplaced(outs, in_s, wanted, entry)
+            outs = _in_typed_memory(outs, entry.jaxpr.out_avals, wanted)
             paths = None
             for i, (sh, aval) in enumerate(zip(outs, entry.jaxpr.out_avals)):
                 if isinstance(sh, NamedSharding):
@@ -738,6 +774,15 @@ def _typed_key(types) -> tuple | None:
     return tuple(sharding_rules.explicit_or_none(t) for t in types)
 
 
+def _space_key(leaves) -> tuple | None:
+    """The memory spaces of placed arguments, when one is in host memory (None: all on
+    device, the common case): part of the program's type."""
+    kinds = [x._sharding.memory_kind for x in leaves if type(x) is Array and x._sharding]
+    if "pinned_host" not in kinds:
+        return None
+    return tuple(core.mem_kind_to_space(getattr(x.sharding, "memory_kind", None)) for x in leaves)
+
+
 def _type_shardings(leaves) -> list | None:
     """The shardings in the arguments' types (Explicit mesh axes): an Array's, or a traced
     value's type; None when no argument has one (the common case: nothing to type)."""
@@ -769,10 +814,12 @@ def _unhashable(v) -> bool:
 
 
 def _aval_key(x: Any) -> tuple:
-    if isinstance(x, Tracer) or isinstance(x, ShapeDtypeStruct):
+    if isinstance(x, (Tracer, ShapeDtypeStruct, Array)):
         a = x.aval
         if type(x) is BatchTracer and is_ref(x):  # (as in _abstractify)
             return (Ref, a.shape, a.dtype, a.weak_type)
+        if a.memory_space is not core.DEVICE_SPACE:  # f32<host>[8] is another type
+            return (a.shape, a.dtype, a.weak_type, a.memory_space)
         return (a.shape, a.dtype, a.weak_type)
     a = core.get_aval(x)
     if type(x) is Ref:  # a ref's program is not an array's of the same shape
@@ -915,6 +962,20 @@ def _fill_unplaced(outs: list, in_s: tuple, wanted: list, entry) -> list:
             for o, a in zip(outs, entry.jaxpr.out_avals)
         ]
     return [fill if o is None else o for o in outs]
+
+
+def _in_typed_memory(outs: list, avals, wanted: list) -> list:
+    """Results out_shardings does not place are in the memory their types say (host memory
+    for f32<host>[8], device memory otherwise: an unpinned_host operand's result is on the
+    device), as JAX places them."""
+    fixed = []
+    for o, a, w in zip(outs, avals, wanted):
+        if o is not None and w is None:
+            kind = "pinned_host" if a.memory_space is core.MemorySpace.Host else "device"
+            if o.memory_kind != kind:
+                o = o.with_memory_kind(kind)
+        fixed.append(o)
+    return fixed
 
 
 def _sharding_leaves(spec_tree: Any, treedef, who: str, wrapped: JitWrapped) -> list:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, debug_floats, dtypes
+from spmd._src import core, debug_floats, dtypes, memory_spaces
 from spmd._src import program_passes as passes
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Tracer
@@ -139,6 +139,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         shardings = [x._sharding if type(x) is Array else None for x in args]
         avals = [ShapedArray(*s) for s in sig]
         out_s = sharding_rules.propagate(prim, shardings, avals, params)
+        if sharded:  # operands in host memory keep their results there (or mix: an error)
+            out_s = memory_spaces.eager_shardings(prim, args, sig, out_s)
     out = run_quietly(prim.impl, *vals, **params)
     if prim.multiple_results:
         outs = [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
@@ -350,13 +352,31 @@ def _jit_compile(*, jaxpr: ClosedJaxpr, name: str, **_):
     return compile_jaxpr(jaxpr.jaxpr, jaxpr.consts)
 
 
+class _Unspecified:
+    """An operand or result a jit's in_shardings/out_shardings leave unplaced (as printed)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UnspecifiedValue"
+
+
+UNSPECIFIED = _Unspecified()
+
+
 def _jit_pp(params: dict) -> list[tuple[str, Any]]:
     # ``ctx_mesh``: the mesh set_mesh/use_mesh put in context when the call was traced (JAX
-    # prints it; absent otherwise).
+    # prints it; absent otherwise). ``in_shardings``/``out_shardings``: those the jit was given,
+    # one per operand/result (staged calls only carry them for printing, as JAX prints them).
     out = [("name", params["name"])]
     if params.get("ctx_mesh") is not None:
         out.append(("ctx_mesh", params["ctx_mesh"]))
-    return [*out, ("jaxpr", params["jaxpr"])]
+    if params.get("in_shardings") is not None:
+        out.append(("in_shardings", params["in_shardings"]))
+    out.append(("jaxpr", params["jaxpr"]))
+    if params.get("out_shardings") is not None:
+        out.append(("out_shardings", params["out_shardings"]))
+    return out
 
 
 def _mesh_param(params: dict) -> dict:
@@ -366,6 +386,7 @@ def _mesh_param(params: dict) -> dict:
 
 
 def _jit_batch_rule(axis_data, vals, dims, *, jaxpr: ClosedJaxpr, name: str, **params):
+    params = _mesh_param(params)  # (in/out_shardings are of the unbatched operands)
     batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
     outs = jit_p.bind(*vals, jaxpr=batched, name=name, **params)
     return outs, out_dims
@@ -377,6 +398,7 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str, **params):
     # transposes into a jit of its own (_jit_transpose).
     from spmd._src.lax.control_flow import common  # lazy: control flow imports dispatch
 
+    params = _mesh_param(params)  # (in/out_shardings are of the primal call's values)
     nonzeros = [
         type(t) is not Zero and common.is_float(core.get_aval(x)) for x, t in zip(primals, tangents)
     ]
@@ -504,6 +526,9 @@ def _jit_dce(used_outputs, eqn):
     if all(used_in) and all(used_outputs):
         return used_in, eqn
     params = dict(eqn.params, jaxpr=pe.prune_closed_jaxpr(inner, used_in, used_outputs))
+    for k, used in (("in_shardings", used_in), ("out_shardings", used_outputs)):
+        if params.get(k) is not None:  # one per live operand/result
+            params[k] = tuple(s for s, u in zip(params[k], used) if u)
     invars = [a for a, u in zip(eqn.invars, used_in) if u]
     outvars = [v for v, u in zip(eqn.outvars, used_outputs) if u]
     return used_in, core.JaxprEqn(invars, outvars, jit_p, params)
@@ -513,6 +538,7 @@ def _jit_mask(active, ins, *, jaxpr: ClosedJaxpr, name: str, **params):
     # Callbacks in a call under a per-device mask see it (passed in as the first operand).
     from spmd._src.lax.control_flow import common  # lazy: control flow imports dispatch
 
+    params = _mesh_param(params)
     return jit_p.bind(active, *ins, jaxpr=common.masked_effects(jaxpr), name=name, **params)
 
 

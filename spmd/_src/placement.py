@@ -23,6 +23,7 @@ from spmd._src.array import Array
 from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import sharding_rules
 from spmd._src.lax import refs
+from spmd._src.lax.device_put import device_put_traced, needs_primitive
 from spmd._src.lax.tokens import AbstractToken, Token
 from spmd._src.mesh import AxisType
 from spmd._src.sharding import (
@@ -32,6 +33,7 @@ from spmd._src.sharding import (
     SingleDeviceSharding,
     check_divisible,
     check_rank,
+    default_sharding,
     resolve_spec,
     spec_axes,
 )
@@ -40,14 +42,17 @@ from spmd._src.sharding import (
 def _to_sharding(target: Any, who: str) -> Sharding | None:
     if target is None:
         return None
+    if isinstance(target, core.MemorySpace):
+        return target  # placed by _put_one: where the value is, in that memory
     if isinstance(target, Sharding):
         return target
     if isinstance(target, dev.CpuDevice):
         return SingleDeviceSharding(target)
     if isinstance(target, PartitionSpec):
         return resolve_spec(target, who)
-    raise TypeError(
-        f"{who}: expected a device, a Sharding or a PartitionSpec, got {type(target).__name__}"
+    raise ValueError(
+        f"{who}: expected None, a device, a Sharding, a PartitionSpec or a jax.memory.Space "
+        f"(or a pytree of those), got {target!r} of type {type(target).__name__}"
     )
 
 
@@ -60,7 +65,18 @@ def _check_fits(sharding: Sharding, shape: tuple[int, ...], who: str) -> None:
             raise type(e)(f"{who}: {e}") from None
 
 
+def _in_space(x: Any, space: core.MemorySpace, who: str) -> Sharding:
+    """Where ``x`` is (its sharding, or the default device), in memory ``space``."""
+    kind = core.mem_space_to_kind(space, who)
+    have = x._sharding if isinstance(x, Array) else None
+    if have is None:
+        have = x.sharding if isinstance(x, Array) else default_sharding()
+    return have if have.memory_kind == kind else have.with_memory_kind(kind)
+
+
 def _put_one(x: Any, sharding: Sharding | None, who: str) -> Any:
+    if isinstance(sharding, core.MemorySpace) and not isinstance(x, core.Tracer):
+        sharding = _in_space(x, sharding, who)
     if isinstance(x, core.Tracer):
         # Inside a transformation a placement is a constraint; jit's propagation reads it.
         if sharding is None:
@@ -107,7 +123,9 @@ def device_put(
     {CpuDevice(id=1)}
     """
     leaves, treedef = tu.tree_flatten(x)
-    if isinstance(device, (Sharding, dev.CpuDevice, PartitionSpec)) or device is None:
+    if isinstance(device, (Sharding, dev.CpuDevice, PartitionSpec, core.MemorySpace)) or (
+        device is None
+    ):
         targets = [device] * len(leaves)
     else:
         targets = tu.broadcast_prefix(device, x)
@@ -119,10 +137,23 @@ def device_put(
                 f"{sorted(d.id for d in leaf.devices())} of several processes (gather it with "
                 "multihost_utils.process_allgather(x, tiled=True))"
             )
-    outs = [
-        _put_one(leaf, _to_sharding(t, "device_put"), "device_put")
-        for leaf, t in zip(leaves, targets)
+    shardings = [_to_sharding(t, "device_put") for t in targets]
+    moving = [
+        i
+        for i, (leaf, s) in enumerate(zip(leaves, shardings))
+        if isinstance(leaf, core.Tracer) and s is not None and needs_primitive(leaf.aval, s)
     ]
+    outs = [
+        leaf if i in moving else _put_one(leaf, s, "device_put")
+        for i, (leaf, s) in enumerate(zip(leaves, shardings))
+    ]
+    if moving:
+        # Traced values moved between memory spaces: one device_put equation, as JAX's.
+        for i in moving:
+            _check_fits(shardings[i], leaves[i].aval.shape, "device_put")
+        moved = device_put_traced([leaves[i] for i in moving], [shardings[i] for i in moving])
+        for i, m in zip(moving, moved):
+            outs[i] = m
     return tu.tree_unflatten(treedef, outs)
 
 
@@ -219,11 +250,13 @@ def copy_to_host_async(x: Any) -> Any:
 
 class TypeOf:
     """``spmd.typeof(x)``: an array type with its sharding, e.g. ``float32[4@x,8@y]`` where
-    dimensions are sharded over Explicit mesh axes."""
+    dimensions are sharded over Explicit mesh axes, and its memory space (``float32<host>[8]``
+    in host memory)."""
 
     def __init__(self, aval: core.ShapedArray, sharding: Sharding | None) -> None:
         self.shape, self.dtype, self.weak_type = aval.shape, aval.dtype, aval.weak_type
         self.sharding = sharding
+        self.memory_space = getattr(aval, "memory_space", core.DEVICE_SPACE)
 
     def __str__(self) -> str:
         dims = [str(d) for d in self.shape]
@@ -234,7 +267,9 @@ class TypeOf:
                 axes = [a for a in spec_axes(e) if types.get(a) == AxisType.Explicit]
                 if axes:
                     dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
-        return f"{self.dtype.name}[{','.join(dims)}]"
+        space = self.memory_space  # float32<host>[8]: an array in host memory
+        where = "" if space is core.DEVICE_SPACE else f"<{space.name.lower()}>"
+        return f"{self.dtype.name}{where}[{','.join(dims)}]"
 
     __repr__ = __str__
 

@@ -50,6 +50,11 @@ observers: dict[core.Primitive, Callable] = {}
 # reductions' ``out_sharding``): prim -> parameter name. Other primitives' ``out_sharding``
 # places their result only when no operand is placed (or their rule reads it).
 sharding_params: dict[core.Primitive, str] = {}
+# prim -> rule(shardings, avals, **params) -> result sharding(s): a primitive that places its
+# results from its operands' whole shardings (device_put into a memory space keeps the
+# operand's sharding, in that memory). It decides alone, before any other rule; such a
+# primitive is in ``sets_sharding`` too.
+placing_rules: dict[core.Primitive, Callable] = {}
 # The observers of the propagation under way, waiting for its last pass (None: none is).
 _observed: contextvars.ContextVar = contextvars.ContextVar("spmd_observed", default=None)
 _TYPE_CHECK = object()  # _observed's value in a propagation run with effects=False
@@ -158,6 +163,9 @@ def propagate(
     operand has a NamedSharding: the default placement)."""
     if prim in observers:
         return _observe(prim, shardings, avals, params)
+    placing = placing_rules.get(prim)
+    if placing is not None:
+        return placing(shardings, avals, **params)
     call = call_jaxprs.get(prim)
     if call is not None:
         # A call bound eagerly (grad or vmap of a jit, run at once): its body's propagation.
