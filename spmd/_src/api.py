@@ -634,7 +634,7 @@ class JitWrapped:
                     self._check_out_devices(entry, wanted, arg_devices, in_s)
                 outs = [w if w is not None else o for w, o in zip(wanted, outs)]
             outs = _fill_unplaced(outs, in_s, wanted, entry)
-            outs = _in_typed_memory(outs, entry.jaxpr.out_avals, wanted)
+            outs = _in_typed_memory(outs, entry.jaxpr.out_avals, wanted, self.__name__)
             paths = None
             for i, (sh, aval) in enumerate(zip(outs, entry.jaxpr.out_avals)):
                 if isinstance(sh, NamedSharding):
@@ -964,14 +964,15 @@ def _fill_unplaced(outs: list, in_s: tuple, wanted: list, entry) -> list:
     return [fill if o is None else o for o in outs]
 
 
-def _in_typed_memory(outs: list, avals, wanted: list) -> list:
+def _in_typed_memory(outs: list, avals, wanted: list, name: str) -> list:
     """Results out_shardings does not place are in the memory their types say (host memory
     for f32<host>[8], device memory otherwise: an unpinned_host operand's result is on the
-    device), as JAX places them."""
+    device), as JAX places them. A result typed ``<any>`` names no memory: AssertionError,
+    JAX's class."""
     fixed = []
     for o, a, w in zip(outs, avals, wanted):
         if o is not None and w is None:
-            kind = "pinned_host" if a.memory_space is core.MemorySpace.Host else "device"
+            kind = core.mem_space_to_kind(a.memory_space, f"jit({name})")
             if o.memory_kind != kind:
                 o = o.with_memory_kind(kind)
         fixed.append(o)

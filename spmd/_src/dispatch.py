@@ -140,7 +140,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         avals = [ShapedArray(*s) for s in sig]
         out_s = sharding_rules.propagate(prim, shardings, avals, params)
         if sharded:  # operands in host memory keep their results there (or mix: an error)
-            out_s = memory_spaces.eager_shardings(prim, args, sig, out_s)
+            out_s = memory_spaces.eager_shardings(prim, params, args, sig, out_aval, out_s)
     out = run_quietly(prim.impl, *vals, **params)
     if prim.multiple_results:
         outs = [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]

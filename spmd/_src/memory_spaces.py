@@ -75,20 +75,31 @@ def _in_space(aval: Any, space: MemorySpace) -> Any:
     return aval.update(memory_space=space)
 
 
-def eager_shardings(prim: core.Primitive, args: Sequence[Any], sig, out_s: Any) -> Any:
+def eager_shardings(
+    prim: core.Primitive, params: dict, args: Sequence[Any], sig, out_aval: Any, out_s: Any
+) -> Any:
     """Eager operands placed outside device memory: the same rule as tracing, on the operands'
     shardings (ValueError for operands of rank one or more in different spaces); result
     shardings ``out_s`` (one or a list) moved to the memory the rule gives (an unpinned_host
-    operand's result is in device memory, as in JAX)."""
+    operand's result is in device memory, as in JAX). A primitive running a program (scan)
+    places each result in the memory its program's type says."""
     kinds = [getattr(getattr(x, "_sharding", None), "memory_kind", "device") for x in args]
     if all(k == "device" for k in kinds) or out_s is None or prim in own_rule:
         return out_s
-    avals = [core.ShapedArray(*g, memory_space=mem_kind_to_space(k)) for g, k in zip(sig, kinds)]
-    space = default_space(prim.name, avals)
-    kind = "pinned_host" if space is MemorySpace.Host else "device"
-    if not prim.multiple_results:
-        return _in_kind(out_s, kind)
-    return [_in_kind(s, kind) for s in out_s]
+    if core._jaxprs_in_params(params):
+        out_avals = out_aval if prim.multiple_results else [out_aval]
+        spaces = [getattr(a, "memory_space", DEVICE_SPACE) for a in out_avals]
+    else:
+        avals = [
+            core.ShapedArray(*g, memory_space=mem_kind_to_space(k)) for g, k in zip(sig, kinds)
+        ]
+        n = len(out_s) if prim.multiple_results else 1
+        spaces = [default_space(prim.name, avals)] * n
+    moved = [
+        _in_kind(s, "pinned_host" if m is MemorySpace.Host else "device")
+        for s, m in zip(out_s if prim.multiple_results else [out_s], spaces)
+    ]
+    return moved if prim.multiple_results else moved[0]
 
 
 def _in_kind(s: Any, kind: str) -> Any:
