@@ -60,11 +60,10 @@ class AbstractRef(ShapedArray):
     @property
     def inner_aval(self) -> ShapedArray:
         """The type of the values the ref holds."""
-        return ShapedArray(self.shape, self.dtype, self.weak_type, self.vma)
+        return ShapedArray.update(self)  # (a plain ShapedArray with every field of this one)
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None) -> AbstractRef:
-        a = self.inner_aval.update(shape, dtype, weak_type, vma)
-        return AbstractRef(a.shape, a.dtype, a.weak_type, a.vma)
+    def update(self, **changes: Any) -> AbstractRef:
+        return ref_aval(ShapedArray.update(self, **changes))
 
     def __eq__(self, other: object) -> bool:
         return type(other) is AbstractRef and self.inner_aval == other.inner_aval
@@ -82,7 +81,11 @@ class AbstractRef(ShapedArray):
 
 
 def ref_aval(aval: ShapedArray) -> AbstractRef:
-    return AbstractRef(aval.shape, aval.dtype, aval.weak_type, aval.vma)
+    """The type of a ref holding values of type ``aval`` (every field of ``aval`` kept)."""
+    out = object.__new__(AbstractRef)
+    for name in ShapedArray.__slots__:
+        setattr(out, name, getattr(aval, name))
+    return out
 
 
 class Ref:
