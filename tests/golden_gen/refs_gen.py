@@ -161,6 +161,15 @@ def _jaxprs(ns):
         "closed_over": mj(lambda x: c.__setitem__(..., x))(jnp.ones(2)),
         "jit_closing_over_ref": mj(jax.jit(lambda x: c.__setitem__(..., c[...] + x)))(jnp.ones(2)),
         "vmap_fresh_ref": mj(jax.vmap(lambda x: _first_then_all(ns, x)))(jnp.ones((2, 3))),
+        "jvp_fresh_ref": mj(
+            lambda x, t: jax.jvp(lambda x: _square_into_fresh_ref(ns, x), (x,), (t,))
+        )(jnp.ones(3), jnp.ones(3)),
+        "jvp_indexed_write": mj(lambda x, t: jax.jvp(lambda x: _first_then_all(ns, x), (x,), (t,)))(
+            jnp.ones(3), jnp.ones(3)
+        ),
+        "jvp_free_ref": mj(
+            lambda x, t: jax.jvp(lambda x: (jax.free_ref(jax.new_ref(x)), x * 2)[1], (x,), (t,))
+        )(1.0, 1.0),
     }
 
 

@@ -339,6 +339,14 @@ def _new_ref_jvp_inline(x, **params):
     p, t = trace.to_primal_tangent(x)
     with core.set_current_trace(trace.parent_trace):
         r = new_ref_p.bind(p, **params)
+        forward = trace.tangent_trace is trace.parent_trace and not ad.linearizing_joint.get()
+        if forward and _inexact(p):
+            # Forward mode (jvp): the tangent is a ref of its own, written beside the primal
+            # (as JAX's jvp jaxpr shows it). Linearization (grad, and the jvp a loop's rule
+            # traces for it) keeps it as a value, which transposes as any other.
+            return ad.JVPTracer(
+                trace, r, _TangentCell(None, new_ref_p.bind(ad.instantiate(t), **params))
+            )
     return ad.JVPTracer(trace, r, _TangentCell(t))
 
 
@@ -432,6 +440,8 @@ def _get_abstract_eval(ref, *dyn, indexer):
 
 def _get_jvp(primals, tangents, primal_out, *, indexer):
     cell = _tangent_cell(tangents[0], "get")
+    if cell is not None and cell.ref is not None:
+        return get_p.bind(cell.ref, *primals[1:], indexer=indexer)
     if cell is None or type(cell.value) is ad.Zero:
         return ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
     return cell.value[_traced_index(indexer, primals[0].shape, primals[1:])]
@@ -496,6 +506,8 @@ def _swap_jvp(primals, tangents, primal_out, *, indexer):
     if cell is None:
         _check_undifferentiated_write(primals[0], val_t, "swap")
         return out_t
+    if cell.ref is not None:
+        return swap_p.bind(cell.ref, ad.instantiate(val_t), *primals[2:], indexer=indexer)
     idx = _traced_index(indexer, primals[0].shape, primals[2:])
     if type(cell.value) is not ad.Zero:
         out_t = cell.value[idx]
@@ -564,6 +576,8 @@ def _addupdate_jvp(primals, tangents, primal_out, *, indexer):
     cell, val_t = _tangent_cell(tangents[0], "addupdate"), tangents[1]
     if cell is None:
         _check_undifferentiated_write(primals[0], val_t, "addupdate")
+    elif cell.ref is not None:
+        addupdate_p.bind(cell.ref, ad.instantiate(val_t), *primals[2:], indexer=indexer)
     elif type(val_t) is not ad.Zero:
         idx = _traced_index(indexer, primals[0].shape, primals[2:])
         cell.value = ad.instantiate(cell.value).at[idx].add(val_t)
@@ -619,7 +633,7 @@ def _freeze_jvp(primals, tangents, primal_out):
     cell = _tangent_cell(tangents[0], "freeze")
     if cell is None:
         return ad.Zero(ad.tangent_aval(core.get_aval(primal_out)))
-    return cell.value
+    return cell.value if cell.ref is None else freeze_p.bind(cell.ref)
 
 
 def _freeze_vmap(axis_data, vals, dims):
@@ -643,7 +657,16 @@ def free_ref(ref: Any) -> None:
 free_ref_p = core.Primitive("free_ref", multiple_results=True, effectful=True)
 free_ref_p.def_impl(lambda ref: [])
 free_ref_p.def_abstract_eval(lambda ref: [])
-ad.primitive_jvps[free_ref_p] = lambda primals, tangents, primal_out: []
+
+
+def _free_ref_jvp(primals, tangents, primal_out):
+    cell = _tangent_cell(tangents[0], "free_ref")
+    if cell is not None and cell.ref is not None:
+        free_ref_p.bind(cell.ref)
+    return []
+
+
+ad.primitive_jvps[free_ref_p] = _free_ref_jvp
 batching.primitive_batchers[free_ref_p] = lambda axis_data, vals, dims: (
     free_ref_p.bind(vals[0]),
     [],
@@ -655,13 +678,20 @@ batching.primitive_batchers[free_ref_p] = lambda axis_data, vals, dims: (
 
 
 class _TangentCell:
-    """The tangent of a ref under differentiation: the tangent of its current contents (a
-    value of the tangent trace, or a symbolic Zero), replaced by each write."""
+    """The tangent of a ref under differentiation. Under linearization (grad, vjp): the
+    tangent of its current contents as a value of the tangent trace (or a symbolic Zero),
+    replaced by each write. Under jvp: ``ref``, a tangent ref the tangent rules read and
+    write as the primal ones do theirs."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "ref")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, ref: Any = None) -> None:
         self.value = value
+        self.ref = ref
+
+
+def _inexact(x: Any) -> bool:
+    return dtypes.issubdtype(core.get_aval(x).dtype, np.inexact)
 
 
 def _tangent_cell(t: Any, fn: str) -> _TangentCell | None:
