@@ -267,6 +267,26 @@ def _other_cases():
         ),
         "to_device:xu": lambda jax, jnp, env: env["xu"].to_device(env["dev3"]),
         "to_device:xa_sharding": lambda jax, jnp, env: env["xa"].to_device(ns(env, None, "x")),
+        # lax.full / lax.full_like: the same rule, and their sharding= argument
+        "lax.full_like:xa": lambda jax, jnp, env: jax.lax.full_like(env["xa"], 2.0),
+        "lax.full_like:xd": lambda jax, jnp, env: jax.lax.full_like(env["xd"], 2),
+        "lax.full_like:xw": lambda jax, jnp, env: jax.lax.full_like(env["xw"], 2.0),
+        "lax.full_like:xa:shape": lambda jax, jnp, env: jax.lax.full_like(
+            env["xa"], 2.0, shape=(32,)
+        ),
+        "lax.full_like:xar:shape": lambda jax, jnp, env: jax.lax.full_like(
+            env["xar"], 2.0, shape=(3,)
+        ),
+        "lax.full_like:xa:sharding": lambda jax, jnp, env: jax.lax.full_like(
+            env["xa"], 2.0, sharding=ns(env, "y")
+        ),
+        "lax.full:sharding": lambda jax, jnp, env: jax.lax.full((8,), 2.0, sharding=ns(env, "y")),
+        "lax.full:device_sharding": lambda jax, jnp, env: jax.lax.full(
+            (8,), 2, sharding=jax.sharding.SingleDeviceSharding(env["dev3"])
+        ),
+        "lax.full:sharding:jit": lambda jax, jnp, env: jax.jit(
+            lambda a: a + jax.lax.full((8, 4), 2.0, sharding=ns(env, "y"))
+        )(env["xu"]),
         "zeros:set_mesh": lambda jax, jnp, env: _in_mesh(
             jax, env["auto"], lambda: jnp.zeros((8, 4))
         ),

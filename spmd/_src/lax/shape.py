@@ -1001,7 +1001,18 @@ iota_p.def_abstract_eval(_iota_abstract_eval)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``."""
+    """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``; placed
+    on ``sharding``, or else like ``x`` (``like_sharding``)."""
+    out = _full_like(x, fill_value, dtype, shape)
+    if sharding is not None:
+        return _place(out, sharding)
+    s = like_sharding(x, out)
+    if s is None or isinstance(out, core.Tracer):
+        return out  # (a traced x's sharding in types reaches the result through jnp's rule)
+    return _place(out, s, strong=False)
+
+
+def _full_like(x, fill_value, dtype, shape):
     shape = np.shape(x) if shape is None else shape
     dt = x.dtype if dtype is None else dtype
     weak = dtype is None and getattr(x, "weak_type", False)
@@ -1022,8 +1033,51 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     return out
 
 
+def like_sharding(a: Any, res: Any) -> Any:
+    """The sharding a result ``res`` made after ``a`` (``full_like`` and the ``*_like``
+    functions) takes, None for the default placement. As in JAX: a traced ``a`` passes on the
+    sharding in its type when the shapes agree; a concrete, committed array on this process's
+    devices passes on its own sharding unless the result is weakly typed, or of another shape
+    while that sharding splits some dimension."""
+    if isinstance(a, core.Tracer):
+        return sharding_rules.type_sharding(a) if np.shape(res) == np.shape(a) else None
+    s = getattr(a, "_sharding", None)
+    if (
+        s is None
+        or not getattr(a, "_committed", False)
+        or isinstance(res, core.Tracer)
+        or getattr(res, "weak_type", True)
+        or (np.shape(res) != np.shape(a) and not s.is_fully_replicated)
+    ):
+        return None
+    if not s.is_fully_addressable:
+        # An array over several processes: the sharding in its type only, as before (the
+        # placement of a new global array belongs to multiprocess).
+        return sharding_rules.type_sharding(a)
+    return s
+
+
+def _place(x: Any, sharding: Any, strong: bool = True) -> Any:
+    """A new array ``x`` placed on ``sharding``, strongly typed if ``strong`` (as JAX's, whose
+    placement of a constant is a device_put). Under a trace it is left to jit, as in JAX (a
+    jitted ``lax.full(..., sharding=s)`` comes out where jit puts its results)."""
+    from spmd._src.placement import device_put  # lazy: placing sits above the lax layer
+
+    if isinstance(x, core.Tracer):
+        return x
+    if strong and getattr(x, "weak_type", False):
+        x = core.make_concrete(np.asarray(x), False)
+    return device_put(x, sharding)
+
+
 def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
-    """An array of ``shape`` filled with ``fill_value`` (a scalar)."""
+    """An array of ``shape`` filled with ``fill_value`` (a scalar); placed on ``sharding``
+    when given."""
+    out = _full(shape, fill_value, dtype)
+    return out if sharding is None else _place(out, sharding)
+
+
+def _full(shape: Sequence[int], fill_value, dtype=None):
     from spmd._src.lax.elementwise.conversion import convert_element_type
 
     shape = _ints(shape)

@@ -22,7 +22,6 @@ from spmd._src.array import Array
 from spmd._src.config import config
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
-from spmd._src.interpreters import sharding_rules
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.sharding import apply_out_sharding
@@ -50,7 +49,7 @@ def with_out_sharding(
     ``inner``: the function hands ``out_sharding`` to the primitive computing its result (a
     contraction, whose sharding in types it decides): only None is handled here. ``like``: a
     ``*_like`` function, whose result takes its first argument's sharding (see
-    ``like_sharding``) when neither ``device`` nor ``out_sharding`` is given, as in JAX.
+    ``lax.shape.like_sharding``) when neither ``device`` nor ``out_sharding`` is given, as in JAX.
     ``device``: the function also takes ``device=`` (a device or a Sharding: the eager result
     is placed there; JAX refuses both at once). ``out``: False for a function that takes
     ``device=`` but no ``out_sharding=`` (JAX's ``empty_like``, ``eye``, ``linspace``).
@@ -74,8 +73,8 @@ def with_out_sharding(
             if dev is not None:
                 return place_on_device(res, dev, name, args[0] if data and args else None)
             if like and out_sharding is None and args:
-                s = like_sharding(args[0], res)
-                if s is not None and type(res) is Array:
+                s = lax_shape.like_sharding(args[0], res)
+                if s is not None and type(res) is Array and s.is_fully_addressable:
                     # The operand's own sharding, attached as it is (Auto axes too): JAX computes
                     # the result there, not by a reshard.
                     return Array(res._value, res.weak_type, s)
@@ -85,27 +84,6 @@ def with_out_sharding(
         return wrapped
 
     return deco
-
-
-def like_sharding(a: Any, res: Any) -> Any:
-    """The sharding a ``*_like`` function gives its result ``res`` made after ``a`` (None: the
-    default placement). As in JAX: a traced ``a`` passes on the sharding in its type when the
-    shapes agree; a concrete, committed Array passes on its own sharding unless the result is
-    weakly typed, or of another shape while that sharding splits some dimension."""
-    if type(a) is Array:
-        s = a._sharding
-        if (
-            s is None
-            or not a._committed
-            or type(res) is not Array
-            or res.weak_type
-            or (res.shape != a.shape and not s.is_fully_replicated)
-        ):
-            return None
-        return s
-    if np.shape(res) == np.shape(a):
-        return sharding_rules.type_sharding(a)
-    return None
 
 
 def place_on_device(x: Any, device: Any, name: str, data: Any = None) -> Any:
