@@ -58,7 +58,7 @@ def _aval_and_value(x: Any) -> tuple[ShapedArray, np.ndarray]:
 def _as_result(out: Any, aval: ShapedArray) -> Array:
     if type(out) is not np.ndarray or out.dtype != aval.dtype:
         if type(out) is Ref:  # new_ref's result is the new reference itself
-            out.weak_type = aval.weak_type
+            out.weak_type = out._buf_weak = aval.weak_type
             return out
         out = np.asarray(out, dtype=aval.dtype)
     return Array(out, aval.weak_type)

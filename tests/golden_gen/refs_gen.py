@@ -70,6 +70,14 @@ def _reads_writes(r):
     return a
 
 
+def _weak_ref_written(ns, x):
+    # A ref made from a Python scalar (weak type) and written a strong value: eagerly its reads
+    # keep the ref's (weak) type, while its repr shows the strong value stored.
+    r = ns.jax.new_ref(0.0)
+    r[...] += x
+    return [r[...], repr(r), ns.jax.freeze(r)]
+
+
 def _eager(ns):
     jax, jnp = ns.jax, ns.jnp
     r = jax.new_ref(jnp.arange(3.0))
@@ -98,6 +106,7 @@ def _eager(ns):
         "write_forgets_weak_type": (lambda q: (q.__setitem__(..., 2.0), repr(q))[1])(
             jax.new_ref(1.0)
         ),
+        "read_after_write_keeps_ref_type": _weak_ref_written(ns, jnp.float32(1)),
         "api_swap": (lambda q: [ns.ref.swap(q, 0, 9.0), repr(q)])(jax.new_ref(jnp.ones(3))),
         "api_addupdate": (lambda q: [ns.ref.addupdate(q, 0, 9.0), repr(q)])(
             jax.new_ref(jnp.ones(3))

@@ -92,12 +92,14 @@ class Ref:
     """A mutable array reference (``spmd.new_ref(x)``): ``r[idx]`` reads, ``r[idx] = v``
     writes in place, ``spmd.freeze(r)`` gives the final value."""
 
-    __slots__ = ("_buf", "weak_type", "__weakref__")
+    # ``weak_type``: the ref's type's, fixed when it is made (reads give values of that type);
+    # ``_buf_weak``: the stored value's, which a write makes strong (it shows in the repr).
+    __slots__ = ("_buf", "weak_type", "_buf_weak", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, buf: np.ndarray, weak_type: bool = False) -> None:
         self._buf = buf
-        self.weak_type = weak_type
+        self.weak_type = self._buf_weak = weak_type
 
     @property
     def aval(self) -> AbstractRef:
@@ -134,7 +136,7 @@ class Ref:
     def __repr__(self) -> str:
         # An Array's text with its name replaced (continuation lines keep the Array's
         # indentation, as JAX's Ref prints).
-        return "Ref" + repr(core.make_concrete(self._buf, self.weak_type))[len("Array") :]
+        return "Ref" + repr(core.make_concrete(self._buf, self._buf_weak))[len("Array") :]
 
     __str__ = __repr__
 
@@ -490,7 +492,7 @@ def _swap_impl(ref, val, *dyn, indexer):
     i = _numpy_index(indexer, ref._buf.shape, dyn)
     old = np.array(ref._buf[i])
     ref._buf[i] = val
-    ref.weak_type = False  # (JAX's ref forgets its weak type once written)
+    ref._buf_weak = False  # (values are written strong; the ref's type stays)
     return old
 
 
@@ -562,7 +564,7 @@ def ref_addupdate(ref: Any, idx: Any, x: Any) -> None:
 def _addupdate_impl(ref, val, *dyn, indexer):
     # np.add.at adds once per occurrence of a repeated array index (a scatter-add).
     np.add.at(ref._buf, _numpy_index(indexer, ref._buf.shape, dyn), val)
-    ref.weak_type = False
+    ref._buf_weak = False
     return []
 
 
