@@ -93,7 +93,8 @@ class Ref:
     writes in place, ``spmd.freeze(r)`` gives the final value."""
 
     # ``weak_type``: the ref's type's, fixed when it is made (reads give values of that type);
-    # ``_buf_weak``: the stored value's, which a write makes strong (it shows in the repr).
+    # ``_buf_weak``: what the repr shows, as JAX's: strong after a write, the type's after a
+    # read.
     __slots__ = ("_buf", "weak_type", "_buf_weak", "__weakref__")
     __array_priority__ = 1000
 
@@ -432,6 +433,7 @@ def ref_get(ref: Any, idx: Any = None) -> Any:
 
 
 def _get_impl(ref, *dyn, indexer):
+    ref._buf_weak = ref.weak_type  # (JAX's eager ref shows its type again once read)
     return np.array(ref._buf[_numpy_index(indexer, ref._buf.shape, dyn)])
 
 
