@@ -163,6 +163,24 @@ def _like_cases():
                 jax, env["auto"], lambda: jax.jit(lambda a: f(jnp, a))(env["xa"])
             ),
         )
+        add(
+            "set_mesh:jit:xe",
+            lambda jax, jnp, env, f: _in_mesh(
+                jax, env["expl"], lambda: jax.jit(lambda a: f(jnp, a))(env["xe"])
+            ),
+        )
+        add(
+            "set_mesh:jit:xe:shape_32",
+            lambda jax, jnp, env, f: _in_mesh(
+                jax, env["expl"], lambda: jax.jit(lambda a: f(jnp, a, shape=(32,)))(env["xe"])
+            ),
+        )
+        add(
+            "set_mesh:vmap:xe",
+            lambda jax, jnp, env, f: _in_mesh(
+                jax, env["expl"], lambda: jax.vmap(lambda a: f(jnp, a))(env["xe"])
+            ),
+        )
         # grad's zeros (a like-function under a trace) and a pytree of parameters
         add(
             "tree_map",

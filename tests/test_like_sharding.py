@@ -34,7 +34,14 @@ _JIT_EXPLICIT = (
     "JAX refuses a jit whose constant has an Explicit sharding with no mesh in context "
     "('Please enter your jit into a mesh context'); spmd runs it"
 )
+_VMAP_EXPLICIT = (
+    "vmap over a dimension split on an Explicit mesh axis: JAX broadcasts an unbatched result "
+    "over that axis (vmap(lambda a: jnp.ones(4))(x) is P('x', None)); spmd's vmap leaves the "
+    "dimension unsplit"
+)
 KNOWN = {
+    **{f"{f}:set_mesh:vmap:xe": _VMAP_EXPLICIT for f in ("zeros_like", "ones_like", "full_like")},
+    "empty_like:set_mesh:vmap:xe": _VMAP_EXPLICIT,
     **{f"{f}:set_mesh:xu": _SET_MESH for f in ("zeros_like", "ones_like", "full_like")},
     "empty_like:set_mesh:xu": _SET_MESH,
     "zeros:set_mesh": _SET_MESH,
@@ -189,8 +196,8 @@ def test_error_operands_committed_to_different_devices(env):
     other = spmd.device_put(np.ones((8, 4), np.float32), spmd.devices()[5])
     with pytest.raises(
         ValueError,
-        match=r"add: received incompatible devices: operand 0 of shape \(8, 4\) is committed to "
-        r"device ids \[3\] and operand 1 of shape \(8, 4\) to device ids \[5\]",
+        match=r"(?i)incompatible devices.* of add.* shape f32\[8,4\].*device ids \[3\].*"
+        r"add.* shape f32\[8,4\].*device ids \[5\]",
     ):
         env["xd"] + other
 

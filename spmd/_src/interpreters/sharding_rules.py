@@ -523,11 +523,11 @@ def _on_one_device(prim: core.Primitive, shardings: Sequence[Any], avals, params
         if one is None:
             one, first = s, i
         elif s._device != one._device:
-            raise ValueError(
-                f"{prim.name}: received incompatible devices: operand {first} of shape "
-                f"{tuple(avals[first].shape)} is committed to device ids [{one._device.id}] and "
-                f"operand {i} of shape {tuple(avals[i].shape)} to device ids [{s._device.id}]; "
-                "device_put them to one device first."
+            raise ValueError(  # JAX's words (its eager operation is a jit of it)
+                f"Received incompatible devices for jitted computation. Got argument {first} of "
+                f"{prim.name} with shape {avals[first].str_short()} and device ids "
+                f"[{one._device.id}] on platform CPU and argument {i} of {prim.name} with shape "
+                f"{avals[i].str_short()} and device ids [{s._device.id}] on platform CPU."
             )
     if one is None or not prim.multiple_results:
         return one
