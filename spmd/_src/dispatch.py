@@ -126,6 +126,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
             a, v = _aval_and_value(x)
             sig.append((a.shape, a.dtype, a.weak_type))
         vals.append(v)
+    if sharded:
+        _check_devices(prim, args, sig)
     out_aval = _eager_out_aval(prim, tuple(sig), params)
     # Result shardings are decided before the kernel runs: a sharding error (an ambiguous
     # contraction on an Explicit mesh) comes before any work.
@@ -159,6 +161,30 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
             # sharding constraint): every process computed it whole; each keeps its blocks.
             return _globalize(outs) if not prim.multiple_results else [_globalize(o) for o in outs]
     return outs
+
+
+def _check_devices(prim: core.Primitive, args: Sequence[Any], sig: list) -> None:
+    """JAX runs an eager operation as a jit of it: operands committed to different devices, or
+    to the same devices in another order (another device assignment), are a ValueError (the
+    "When explicit shardings disagree" cells of JAX's distributed-arrays tutorial)."""
+    first = None
+    for i, x in enumerate(args):
+        s = x._sharding if type(x) is Array else None
+        if s is None:
+            continue
+        if first is None:
+            first = (i, s, [d.id for d in s._device_list()])
+        elif s is not first[1]:
+            ids = [d.id for d in s._device_list()]
+            if ids != first[2]:
+                j, _, fids = first
+                raise ValueError(
+                    f"Received incompatible devices for jitted computation. Got argument "
+                    f"{j} of {prim.name} with shape {ShapedArray(*sig[j]).str_short()} and "
+                    f"device ids {fids} on platform CPU and argument {i} of {prim.name} with "
+                    f"shape {ShapedArray(*sig[i]).str_short()} and device ids {ids} on "
+                    f"platform CPU."
+                )
 
 
 def _spans_processes(shardings) -> bool:
