@@ -541,7 +541,7 @@ def _trace_body(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs, p
         closed = ClosedJaxpr(j, [])
     in_specs = tuple([P()] * len(consts) + list(specs))
     with _BodyContext(mesh, manual, check_vma):
-        closed = _type_body(closed, mesh, manual, in_specs, out_flat, check_vma)
+        closed = _type_body(closed, mesh, manual, in_specs, out_flat, check_vma, strict=True)
     if check_vma:
         outs = [a.aval.vma for a in closed.jaxpr.outvars]
         _check_vma(outs, out_flat, out_paths, manual, mesh, fun_name)

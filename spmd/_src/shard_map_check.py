@@ -101,9 +101,25 @@ def _axes_param(prim: core.Primitive, params: dict) -> tuple:
 
 
 class _Typer:
-    def __init__(self, order: Sequence, checked: frozenset | None) -> None:
+    def __init__(self, order: Sequence, checked: frozenset | None, strict: bool = False) -> None:
         self.order = tuple(order)
         self.checked = checked
+        # strict: the first typing of a user's body, where JAX rejects a loop whose body makes
+        # a carry vary over more axes than its initial value (retypings after autodiff widen).
+        self.strict = strict
+
+    def _carry_check(self, what: str, carry_in, carry_out) -> None:
+        if not self.strict:
+            return
+        for i, (c, g) in enumerate(zip(carry_in, carry_out)):
+            extra = self.ordered(set(g) - set(c))
+            if extra:
+                raise TypeError(
+                    f"{what} body function carry input and carry output must have equal types, "
+                    f"but they differ: carry component {i} is invariant over mesh axes "
+                    f"{extra} on input but varies over them on output; apply "
+                    f"jax.lax.pcast(..., {extra!r}, to='varying') to the initial carry"
+                )
 
     def vma(self, names) -> frozenset:
         names = set(names)
@@ -225,6 +241,7 @@ class _Typer:
         consts, carry, xs = vmas[:nc], vmas[nc : nc + nk], vmas[nc + nk :]
         while True:
             got = infer_outputs(self, params["jaxpr"], consts + carry + xs)
+            self._carry_check("scan", carry, got[:nk])
             new = [c | g for c, g in zip(carry, got[:nk])]
             if new == carry:
                 break
@@ -241,6 +258,7 @@ class _Typer:
         while True:
             pred = infer_outputs(self, params["cond_jaxpr"], cconsts + carry)[0]
             got = infer_outputs(self, params["body_jaxpr"], bconsts + carry)
+            self._carry_check("while_loop", carry, got)
             # A predicate that varies makes the trip count, hence every carry, vary.
             new = [c | g | pred for c, g in zip(carry, got)]
             if new == carry:
@@ -303,13 +321,14 @@ def type_jaxpr(
     order: Sequence,
     checked: frozenset | None,
     out_vmas: Sequence[frozenset] | None = None,
+    strict: bool = False,
 ) -> ClosedJaxpr:
     """``closed`` with every value typed by the mesh axes it varies over (``aval.vma``) and
     ``pvary`` casts inserted where JAX inserts them (see above). ``in_vmas``: the inputs'
     axes; ``order``: the mesh's axis order (for printing and for the casts' axes);
     ``checked``: the axes typed (None: every name); ``out_vmas``: cast the outputs up to these.
     """
-    return _Typer(order, checked).closed(closed, in_vmas, out_vmas)
+    return _Typer(order, checked, strict).closed(closed, in_vmas, out_vmas)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,7 +371,13 @@ def _spec_vma(spec: PartitionSpec, manual: tuple) -> frozenset:
 
 
 def _type_body(
-    closed: ClosedJaxpr, mesh: Any, manual: tuple, in_specs, out_specs, check_vma: bool
+    closed: ClosedJaxpr,
+    mesh: Any,
+    manual: tuple,
+    in_specs,
+    out_specs,
+    check_vma: bool,
+    strict: bool = False,
 ) -> ClosedJaxpr:
     """The body typed with the mesh axes each value varies over (check_vma only): inputs by
     their specs, outputs cast up to theirs (see ``shard_map_check.type_jaxpr``)."""
@@ -364,4 +389,5 @@ def _type_body(
         mesh.axis_names,
         frozenset(manual) | parallel._vma_ctx.axes,
         [_spec_vma(s, manual) for s in out_specs],
+        strict,
     )
