@@ -116,7 +116,9 @@ class Mesh:
     Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))
     """
 
-    def __init__(self, devices: Any, axis_names: Any, *, axis_types: Any = None) -> None:
+    # axis_types may be given by position, as JAX's Mesh(devices, names, axis_types) takes it
+    # (the shard_map tutorial's pipeline cell does).
+    def __init__(self, devices: Any, axis_names: Any, axis_types: Any = None) -> None:
         if not isinstance(devices, np.ndarray):
             devices = np.array(devices, dtype=object)
         names = _check_names(axis_names, "Mesh")
