@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import backends
+from spmd._src import backends, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.global_array import GlobalArray
 
@@ -43,7 +43,11 @@ def _host_value(x: Any, fn: str) -> np.ndarray:
                 f"processes ({x.sharding}) is not host-local data; process_allgather gathers it"
             )
         return v
-    return np.asarray(x)
+    # JAX puts host values on a device first, so their dtypes are canonical (an int64 NumPy
+    # array gathers as int32 unless x64 is on).
+    v = np.asarray(x)
+    want = dtypes.canonicalize_dtype(v.dtype)
+    return v if want == v.dtype else v.astype(want)
 
 
 def _host_leaves(tree: Any, fn: str) -> tuple[list, Any]:

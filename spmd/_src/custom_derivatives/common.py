@@ -210,7 +210,12 @@ def _merge_args(n: int, nums: set[int], nondiff_by_pos: dict[int, Any], dyn: Seq
 
 
 def _as_operand(x: Any) -> Any:
+    # An array spanning processes (GlobalArray: an ``aval``, no ``_value`` in one process) is
+    # an operand as it is: np.asarray of it would need the other processes' blocks (jax.nn.relu
+    # on such an array, in JAX's multi-controller tutorial).
     if isinstance(x, (core.Tracer, np.ndarray, np.generic)) or hasattr(x, "_value"):
+        return x
+    if isinstance(getattr(x, "aval", None), core.ShapedArray):
         return x
     if dtypes.is_python_scalar(x):
         return x
