@@ -177,7 +177,7 @@ def body2(blk):
         c = c + lax.psum(r, "x")
         return c, c * lax.axis_index("y")
 
-    c, ys = lax.scan(step, jnp.zeros(blk.shape[1:], blk.dtype), blk)
+    c, ys = lax.scan(step, lax.pvary(jnp.zeros(blk.shape[1:], blk.dtype), "y"), blk)
     br = lax.cond(lax.axis_index("x") == 0, lambda v: lax.psum(v, "y"), lambda v: v * 2, blk)
     vm = jax.vmap(lambda r: lax.psum(r, "v") + lax.pmax(r, "x"), axis_name="v")(blk)
     return g2, rs2, pp, idx, a2a, c, ys, br, vm
