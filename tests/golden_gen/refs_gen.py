@@ -117,6 +117,11 @@ def _eager(ns):
     }
 
 
+def _write_then_read(q, x):
+    q[...] = q[...] + x
+    return q[...]
+
+
 def _jit(ns):
     jax, jnp = ns.jax, ns.jnp
     r = jax.new_ref(jnp.arange(3.0))
@@ -139,6 +144,14 @@ def _jit(ns):
             lambda: jax.freeze(jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32)))
         )(),
         "scalar_ref_argument": jax.jit(lambda q: q[...] + 1)(jax.new_ref(1.0)),
+        "written_ref_reads_strong": [
+            jax.jit(_write_then_read)(jax.new_ref(0.0), jnp.ones((), jnp.float32)),
+            jax.jit(lambda x: _write_then_read(jax.new_ref(0.0), x))(jnp.ones((), jnp.float32)),
+            jax.jit(lambda: jax.freeze(jax.new_ref(0.0)))(),
+            jax.jit(
+                lambda: (lambda q: (q.__setitem__(..., 2.0), jax.freeze(q))[1])(jax.new_ref(0.0))
+            )(),  # fmt: skip
+        ],
         "nested_jit": (lambda q: [jax.jit(lambda q: jax.jit(_f)(q, 2.0))(q), repr(q)])(
             jax.new_ref(jnp.ones(2))
         ),
@@ -281,6 +294,8 @@ def _loops(ns):
         "fori_jit": jax.jit(lambda: _fori_writes(ns))(),
         "fori_jaxpr": jax.make_jaxpr(lambda: _fori_writes(ns))(),
         "scan_eager": _values(_scan_accumulates(ns, x4), np),
+        "scan_eager_types": _scan_accumulates(ns, x4),
+        "scan_jit_types": jax.jit(lambda x: _scan_accumulates(ns, x))(x4),
         "scan_jit": _values(jax.jit(lambda x: _scan_accumulates(ns, x))(x4), np),
         "scan_jaxpr": jax.make_jaxpr(lambda x: _scan_accumulates(ns, x))(x4),
         "cond_eager": [_cond_writes(ns, True), _cond_writes(ns, False)],

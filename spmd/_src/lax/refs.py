@@ -482,7 +482,9 @@ def ref_swap(ref: Any, idx: Any, value: Any, _function_name: str = "swap") -> An
     _check_ref(_function_name, ref)
     _check_write_under_vmap(ref, _function_name)
     indexer, dyn = parse_index(ref.shape, idx, _function_name)
-    return swap_p.bind(ref, _as_value(value, _function_name), *dyn, indexer=indexer)
+    out = swap_p.bind(ref, _as_value(value, _function_name), *dyn, indexer=indexer)
+    _written(ref)
+    return out
 
 
 def ref_set(ref: Any, idx: Any, value: Any) -> None:
@@ -561,6 +563,7 @@ def ref_addupdate(ref: Any, idx: Any, x: Any) -> None:
     _check_write_under_vmap(ref, "addupdate")
     indexer, dyn = parse_index(ref.shape, idx, "addupdate")
     addupdate_p.bind(ref, _as_value(x, "addupdate"), *dyn, indexer=indexer)
+    _written(ref)
 
 
 def _addupdate_impl(ref, val, *dyn, indexer):
@@ -714,6 +717,26 @@ def _tangent_cell(t: Any, fn: str) -> _TangentCell | None:
         "(a while_loop whose condition reads a Ref); create the Ref inside, or pass its value "
         "through the loop carry"
     )
+
+
+def _written(ref: Any) -> None:
+    """In a traced program a ref once written reads as strongly typed (as JAX's: the values
+    written are strong); the tracer's type says so from here on, and so does the variable a
+    program being traced (a loop body) reads a ref it closes over from. An eager Ref keeps
+    its own type."""
+    consts = getattr(core.trace_ctx.trace, "const_ids", None)
+    var = consts.get(id(ref)) if consts else None
+    if var is not None and type(var.aval) is AbstractRef and var.aval.weak_type:
+        var.aval = var.aval.update(weak_type=False)
+    while isinstance(ref, Tracer):
+        aval = getattr(ref, "_aval", None)  # a jaxpr tracer holds its type
+        if type(aval) is AbstractRef:
+            if aval.weak_type:
+                ref._aval = aval.update(weak_type=False)
+                var = ref._var  # (equations read their operands' types off their variables)
+                var.aval = var.aval.update(weak_type=False)
+            return
+        ref = getattr(ref, "primal", getattr(ref, "val", None))  # a JVP or batch tracer's
 
 
 def _check_undifferentiated_write(ref: Any, val_t: Any, fn: str) -> None:
