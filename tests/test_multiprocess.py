@@ -193,7 +193,8 @@ def test_each_process_sees_its_devices_and_shards(tmp_path):
         assert "processes [1] hold values that differ" in out["assert_equal"]
         assert out["assert_equal"].startswith("ranks differ:")
         assert "got 2: processes [0, 1] of 2" in out["two_sources"]
-        assert "process 0: float64[2]\n  process 1: float64[3]" in out["shape_mismatch"]
+        # (Host values gather in their canonical dtype, as in JAX: float64 data as float32.)
+        assert "process 0: float32[2]\n  process 1: float32[3]" in out["shape_mismatch"]
         assert out["live_devices"] == list(range(8))
         assert out["preemption"] is False
         assert out["local_mesh"] == [[4 * r + k for k in range(4)]]
