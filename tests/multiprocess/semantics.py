@@ -115,6 +115,21 @@ rec["jit_out_shardings"] = spec(
 rec["eager"] = [spec(g + 1), val(mhu.process_allgather(g * 2, tiled=True))]
 note("eager_float_replicated", lambda: float(g.sum()))
 
+# Arrays made like a spread one (an optimizer's state): placed as it is, committed.
+likes = {
+    "zeros_like": jnp.zeros_like(g),
+    "ones_like_int": jnp.ones_like(g, dtype=jnp.int32),
+    "full_like": jnp.full_like(g, 3.0),
+    "lax_full_like": lax.full_like(g, 2.0),
+    "tree": jax.tree.map(jnp.zeros_like, {"w": g})["w"],
+    "other_shape": jnp.zeros_like(g, shape=(8,)),
+}
+rec["likes"] = {
+    k: [spec(v) if v.sharding.__class__.__name__ == "NamedSharding" else "one device",
+        v.committed, v.is_fully_addressable, val(mhu.process_allgather(v, tiled=True))]
+    for k, v in likes.items()
+}  # fmt: skip
+
 # shard_map with collectives across processes.
 sm = jax.jit(
     jax.shard_map(

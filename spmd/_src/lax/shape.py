@@ -1036,9 +1036,9 @@ def _full_like(x, fill_value, dtype, shape):
 def like_sharding(a: Any, res: Any) -> Any:
     """The sharding a result ``res`` made after ``a`` (``full_like`` and the ``*_like``
     functions) takes, None for the default placement. As in JAX: a traced ``a`` passes on the
-    sharding in its type when the shapes agree; a concrete, committed array on this process's
-    devices passes on its own sharding unless the result is weakly typed, or of another shape
-    while that sharding splits some dimension."""
+    sharding in its type when the shapes agree; a concrete, committed array (this process's,
+    or spread over several) passes on its own sharding unless the result is weakly typed, or
+    of another shape while that sharding splits some dimension."""
     if isinstance(a, core.Tracer):
         return sharding_rules.type_sharding(a) if np.shape(res) == np.shape(a) else None
     s = getattr(a, "_sharding", None)
@@ -1050,10 +1050,6 @@ def like_sharding(a: Any, res: Any) -> Any:
         or (np.shape(res) != np.shape(a) and not s.is_fully_replicated)
     ):
         return None
-    if not s.is_fully_addressable:
-        # An array over several processes: the sharding in its type only, as before (the
-        # placement of a new global array belongs to multiprocess).
-        return sharding_rules.type_sharding(a)
     return s
 
 
@@ -1067,7 +1063,27 @@ def _place(x: Any, sharding: Any, strong: bool = True) -> Any:
         return x
     if strong and getattr(x, "weak_type", False):
         x = core.make_concrete(np.asarray(x), False)
+    if not sharding.is_fully_addressable:
+        # Each process places its own value, unchecked, as JAX's computed placement does.
+        weak = getattr(x, "weak_type", False)
+        return place_alike(core.make_concrete(np.asarray(x), weak), sharding)
     return device_put(x, sharding)
+
+
+def place_alike(x: Any, sharding: Any = None) -> Any:
+    """``x`` (an Array this process made as every process did: a fill, a constant) with its
+    sharding (or ``sharding``): over devices of several processes, each keeps its own blocks;
+    no check that the processes agree, as they do by construction (``device_put`` of a host
+    value compares them)."""
+    from spmd._src.array import Array  # lazy: arrays sit above the lax layer
+
+    if sharding is not None:
+        x = Array(x._value, x.weak_type, sharding)
+    if x._sharding.is_fully_addressable:
+        return x
+    from spmd._src import multiprocess  # lazy: placing over processes sits above the lax layer
+
+    return multiprocess.globalize(x)
 
 
 def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):

@@ -74,10 +74,10 @@ def with_out_sharding(
                 return place_on_device(res, dev, name, args[0] if data and args else None)
             if like and out_sharding is None and args:
                 s = lax_shape.like_sharding(args[0], res)
-                if s is not None and type(res) is Array and s.is_fully_addressable:
+                if s is not None and type(res) is Array:
                     # The operand's own sharding, attached as it is (Auto axes too): JAX computes
                     # the result there, not by a reshard.
-                    return Array(res._value, res.weak_type, s)
+                    return lax_shape.place_alike(Array(res._value, res.weak_type, s))
                 out_sharding = s
             return apply_out_sharding(res, out_sharding, name)
 
