@@ -59,6 +59,8 @@ ENTRIES: dict[str, list[Config]] = {}
 KNOWN_UNSWEPT: dict[str, str] = {
     "sharding_constraint": "the identity on values; its effect (a sharding) is tested in "
     "tests/test_sharding.py",
+    "device_put": "the identity on values; its effect (a memory space in the type, a "
+    "placement) is tested in tests/test_memory_spaces.py",
     "debug_callback": "effectful, with no outputs to compare; tested in tests/test_debugging.py",
     "debug_print": "debug.print's debug_callback under JAX's name (the same rules); tested in "
     "tests/test_debug_print.py",

@@ -269,7 +269,8 @@ class TypeOf:
                     dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
         space = self.memory_space  # float32<host>[8]: an array in host memory
         where = "" if space is core.DEVICE_SPACE else f"<{space.name.lower()}>"
-        return f"{self.dtype.name}{where}[{','.join(dims)}]"
+        weak = "~" if self.weak_type else ""  # a weak type, as JAX's typeof prints it
+        return f"{weak}{self.dtype.name}{where}[{','.join(dims)}]"
 
     __repr__ = __str__
 

@@ -7,8 +7,9 @@ sharding with another memory kind, or to a ``jax.memory.Space``), the ``in_shard
 Run with the JAX oracle (8 host devices). The programs live here, as functions of a namespace
 ``ns`` (``jax``, ``jnp``, ``P``, ``NamedSharding``, ``Space``) and the mesh, so
 tests/test_memory_spaces.py runs the same ones without importing JAX. A case is (the arguments,
-each named by how it is placed, and the program). Each of make_jaxpr, jit and the eager call
-records its text / types, shardings and values, or the class of the error it raises.
+each named by how it is placed, the program, and the mesh's axis type if not Auto). Each of
+make_jaxpr, jit and the eager call records its text / types, shardings and values, or the class
+of the error it raises.
 """
 
 from __future__ import annotations
@@ -56,6 +57,19 @@ def _cond(ns, m):
 def _grad_put(ns, m):
     # (On an array placed on a mesh JAX's grad seeds with a reshard; on one device it does not.)
     return ns.jax.grad(lambda a: ns.jnp.sum(ns.jax.device_put(a, ns.Space.Device) * 2))
+
+
+def _while(ns, m):
+    body = lambda c: (c[0] + 1, c[1] * 2)  # noqa: E731
+    return lambda a: ns.jax.lax.while_loop(lambda c: c[0] < 3, body, (0, a))
+
+
+def _fori(ns, m):
+    return lambda a: ns.jax.lax.fori_loop(0, 3, lambda i, c: c * 2, a)
+
+
+def _jvp(ns, m):
+    return lambda a: ns.jax.jvp(lambda v: v * 2, (a,), (a,))
 
 
 def _jit_out(kinds):
@@ -122,6 +136,15 @@ CASES = {
         H,
         lambda ns, m: ns.jax.jit(lambda a: a * 2, in_shardings=_kind(ns, m, "pinned_host")),
     ),
+    # On a mesh with Explicit axes: the type has both, f32<host>[8@x].
+    "explicit_mul": (H, lambda ns, m: lambda a: a * 2, "Explicit"),
+    "explicit_put_to_device": (H, _put(lambda ns, m: _kind(ns, m, "device")), "Explicit"),
+    "explicit_put_to_host": (D, _put(lambda ns, m: _kind(ns, m, "pinned_host")), "Explicit"),
+    "explicit_while": (H, _while, "Explicit"),
+    "explicit_fori": (H, _fori, "Explicit"),
+    "explicit_jvp": (H, _jvp, "Explicit"),
+    "explicit_astype": (H, lambda ns, m: lambda a: a.astype(np.int32), "Explicit"),
+    "explicit_concatenate": (H, lambda ns, m: lambda a: ns.jnp.concatenate([a, a]), "Explicit"),
     "jit_in_host_device_arg": (
         D,
         lambda ns, m: ns.jax.jit(lambda a: a * 2, in_shardings=_kind(ns, m, "pinned_host")),
@@ -148,8 +171,9 @@ def _attempt(fn):
 def run_case(ns, name: str) -> dict:
     """The arguments' types; make_jaxpr's text; the jitted and the eager results' types,
     shardings and values (each, or the class of the error it raises)."""
-    hows, make = CASES[name]
-    mesh = ns.jax.make_mesh((8,), ("x",), axis_types=(ns.AxisType.Auto,))
+    hows, make, *axis_type = CASES[name]
+    axis_type = getattr(ns.AxisType, axis_type[0] if axis_type else "Auto")
+    mesh = ns.jax.make_mesh((8,), ("x",), axis_types=(axis_type,))
     args = [make_arg(ns, mesh, h) for h in hows]
     f = make(ns, mesh)
     return {

@@ -132,7 +132,11 @@ def type_str(aval: core.ShapedArray, spec: Sequence[Any] | None, short: bool = T
         if axes:
             dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
     name = aval.dtype.name
-    return f"{_SHORT.get(name, name) if short else name}[{','.join(dims)}]"
+    name = _SHORT.get(name, name) if short else name
+    space = getattr(aval, "memory_space", core.DEVICE_SPACE)
+    if space is not core.DEVICE_SPACE:  # f32<host>[8@x]
+        name += f"<{space.name.lower()}>"
+    return f"{name}[{','.join(dims)}]"
 
 
 def _spec_of(sharding: Any, ndim: int, mesh: Any) -> tuple | None:

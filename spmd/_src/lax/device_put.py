@@ -51,6 +51,39 @@ def needs_primitive(aval: Any, target: Any) -> bool:
     return isinstance(target, Sharding) and target.memory_kind != "device"
 
 
+class TypeSharding:
+    """A ``srcs`` entry: the sharding in an operand's type (Explicit mesh axes), in its memory,
+    printed on the abstract mesh as JAX prints it. ``sharding``: the concrete one."""
+
+    __slots__ = ("sharding",)
+
+    def __init__(self, sharding: NamedSharding) -> None:
+        self.sharding = sharding
+
+    def __repr__(self) -> str:
+        s = self.sharding
+        return (
+            f"NamedSharding(mesh={s.mesh.abstract_mesh!r}, spec={s.spec}, "
+            f"memory_kind={s.memory_kind})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TypeSharding and other.sharding == self.sharding
+
+    def __hash__(self) -> int:
+        return hash(("type", self.sharding))
+
+
+def _src_of(x: Any) -> Any:
+    # On Explicit mesh axes an operand's type has a sharding: JAX records it as the source.
+    t = sharding_rules.type_sharding(x)
+    if t is None:
+        return None
+    aval = core.get_aval(x)
+    kind = "pinned_host" if aval.memory_space is MemorySpace.Host else "device"
+    return TypeSharding(NamedSharding(t.mesh, P(*t.spec._normalized(aval.ndim)), memory_kind=kind))
+
+
 def device_put_traced(xs: list, targets: list) -> list:
     """Bind one ``device_put`` equation placing the traced values ``xs`` on ``targets``
     (Shardings, devices or memory spaces, one per value)."""
@@ -58,7 +91,7 @@ def device_put_traced(xs: list, targets: list) -> list:
     return device_put_p.bind(
         *xs,
         devices=tuple(targets),
-        srcs=(None,) * n,
+        srcs=tuple(_src_of(x) for x in xs),
         copy_semantics=(ArrayCopySemantics.REUSE_INPUT,) * n,
     )
 
@@ -126,6 +159,8 @@ def _transpose_rule(cts, *args, devices, srcs, copy_semantics):
         if type(ct) is Zero:
             out[i] = Zero(a.aval)
             continue
+        if type(s) is TypeSharding:
+            s = s.sharding
         if s is None and a.aval.memory_space is MemorySpace.Host:
             s = MemorySpace.Host
         moving.append((i, ct, s, d))
@@ -183,4 +218,10 @@ sharding_rules.sets_sharding.add(device_put_p)
 partition_rules.partition_rules["device_put"] = _partition_rule
 memory_spaces.own_rule.add(device_put_p)
 
-__all__ = ["ArrayCopySemantics", "device_put_p", "device_put_traced", "needs_primitive"]
+__all__ = [
+    "ArrayCopySemantics",
+    "TypeSharding",
+    "device_put_p",
+    "device_put_traced",
+    "needs_primitive",
+]
