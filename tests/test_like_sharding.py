@@ -34,14 +34,7 @@ _JIT_EXPLICIT = (
     "JAX refuses a jit whose constant has an Explicit sharding with no mesh in context "
     "('Please enter your jit into a mesh context'); spmd runs it"
 )
-_VMAP_EXPLICIT = (
-    "vmap over a dimension split on an Explicit mesh axis: JAX broadcasts an unbatched result "
-    "over that axis (vmap(lambda a: jnp.ones(4))(x) is P('x', None)); spmd's vmap leaves the "
-    "dimension unsplit"
-)
 KNOWN = {
-    **{f"{f}:set_mesh:vmap:xe": _VMAP_EXPLICIT for f in ("zeros_like", "ones_like", "full_like")},
-    "empty_like:set_mesh:vmap:xe": _VMAP_EXPLICIT,
     **{f"{f}:set_mesh:xu": _SET_MESH for f in ("zeros_like", "ones_like", "full_like")},
     "empty_like:set_mesh:xu": _SET_MESH,
     "zeros:set_mesh": _SET_MESH,

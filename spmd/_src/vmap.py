@@ -19,7 +19,8 @@ from spmd._src import tree_util as tu
 from spmd._src.interpreters import batching, sharding_rules
 from spmd._src.lax import rules as lax_rules
 from spmd._src.lax import shape as lax_shape
-from spmd._src.sharding import spec_axes
+from spmd._src.mesh import get_mesh
+from spmd._src.sharding import NamedSharding, PartitionSpec, spec_axes
 
 
 def _fun_name(fun: Callable) -> str:
@@ -136,17 +137,19 @@ def _axis_size(leaves, axes, descs, axis_size) -> int:
     )
 
 
-def _check_mapped_shardings(leaves, axes) -> None:
+def _check_mapped_shardings(leaves, axes) -> tuple | None:
     """On Explicit mesh axes the mapped dimensions of the mapped inputs must be sharded alike
     (the results' mapped dimension takes that sharding): ValueError otherwise, as in JAX. An
-    unplaced input's is unsharded (None)."""
-    entries = []
+    unplaced input's is unsharded (None). Returns (mesh, spec entry) of that sharding, if
+    any."""
+    entries, meshes = [], []
     for x, d in zip(leaves, axes):
         if d is not None:
             s = sharding_rules.type_sharding(x)
             entries.append(None if s is None else s.spec._normalized(np.ndim(x))[d])
+            meshes.append(None if s is None else s.mesh)
     if not any(e is not None for e in entries):
-        return  # nothing typed: the common case, and no mesh involved
+        return None  # nothing typed: the common case, and no mesh involved
     first = entries[0]
     for e in entries[1:]:
         if spec_axes(e) != spec_axes(first):
@@ -155,6 +158,29 @@ def _check_mapped_shardings(leaves, axes) -> None:
                 f"mesh axes (the mapped dimension of the results takes that sharding); got "
                 f"inconsistent axis specs: {first} vs {e}"
             )
+    if not spec_axes(first):
+        return None
+    return meshes[0], first
+
+
+def _broadcast_out(v: Any, size: int, od: int, mapped: tuple | None) -> Any:
+    """An output that does not depend on the mapped axis, broadcast straight into its mapped
+    dimension ``od`` of ``size`` (as JAX's vmap, whose jaxprs print the dimensions as NumPy
+    ints). On Explicit mesh axes that dimension is split as the inputs' mapped dimensions are
+    (``mapped``), the others keeping their sharding in type, where the output's type or the
+    context names a mesh (an unplaced constant outside ``set_mesh`` has none, as in JAX)."""
+    nd = np.ndim(v)
+    shape = list(np.shape(v))
+    shape.insert(od, size)
+    dims = tuple(np.int64(i if i < od else i + 1) for i in range(nd))
+    out = None
+    s = None if mapped is None else sharding_rules.type_sharding(v)
+    if mapped is not None and (s is not None or get_mesh() is not None):
+        mesh, entry = mapped
+        spec = [None] * nd if s is None else list(s.spec._normalized(nd))
+        spec.insert(od, entry)
+        out = NamedSharding(mesh, PartitionSpec(*spec))
+    return lax_shape.broadcast_in_dim(v, tuple(shape), dims, out_sharding=out)
 
 
 def vmap(
@@ -194,7 +220,7 @@ def vmap(
             for x, d, desc in zip(leaves, axes, descs)
         ]
         size = _axis_size(leaves, axes, descs, axis_size)
-        _check_mapped_shardings(leaves, axes)
+        mapped = _check_mapped_shardings(leaves, axes)
         out_box = []
 
         def flat_fun(*flat):
@@ -220,8 +246,8 @@ def vmap(
             nd = np.ndim(v) + (d is None)
             od = _check_axis("out_axes", od, nd, f"an output of shape {np.shape(v)}")
             if d is None:
-                v = lax_shape.broadcast(v, (size,))
-                d = 0
+                outs.append(_broadcast_out(v, size, od, mapped))
+                continue
             outs.append(lax_rules.moveaxis(v, d, od))
         return tu.tree_unflatten(out_tree, outs)
 

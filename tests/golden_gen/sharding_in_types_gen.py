@@ -123,6 +123,17 @@ CASES = {
         ),
         [("y", None)],
     ),
+    # vmap: a result that does not depend on the mapped axis is split as the mapped
+    # dimensions are (the others keep their sharding in type), wherever out_axes puts it.
+    "vmap_unbatched_constant": (lambda ns: ns.jax.vmap(lambda r: ns.jnp.ones(4)), [("x", None)]),
+    "vmap_unbatched_typed": (
+        lambda ns: lambda a, w: ns.jax.vmap(lambda r: w, out_axes=1)(a),
+        [("x", None), (None, "y")],
+    ),
+    "vmap_unbatched_mixed": (
+        lambda ns: ns.jax.vmap(lambda r: (r.sum(), 1.0, ns.jnp.zeros((2, 4)))),
+        [("x", "y")],
+    ),
     # vmap: the mapped dimensions must be sharded alike (ValueError otherwise).
     "vmap_mapped_alike": (
         lambda ns: ns.jax.vmap(lambda r, c: r + c, in_axes=(0, 1)),

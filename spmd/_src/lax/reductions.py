@@ -77,7 +77,8 @@ def _reduce_batcher(prim):
 
     def rule(axis_data, vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
-        new_axes = tuple(a + (a >= d) for a in axes)
+        # (NumPy ints, as JAX's rule computes them: its jaxprs print axes=(np.int64(1),).)
+        new_axes = tuple(np.int64(a + (a >= d)) for a in axes)
         out_d = d - sum(a < d for a in new_axes)
         s = params.get("out_sharding")
         if s is not None:  # the result's sharding gains the mapped dimension (unsharded)
