@@ -48,12 +48,20 @@ def _same_outs(got, want):
 # outer results in device memory (their types are f32[8]); spmd's outer jit, placing results as
 # their types say, does the same. JAX's jit of grad through a device_put to Space.Device on a
 # one-device host array gives the cotangent a one-device sharding; spmd's too.
+#
+# Eagerly, JAX 0.10.2 indexes a host array with a static integer through a gather with indices
+# in device memory, which its memory-space rule refuses (ValueError); traced, the same index is a
+# slice and works. spmd indexes eagerly as it traces: the result is the jitted one.
 @pytest.mark.parametrize("name", sorted(gen.CASES))
 def test_matches_jax(name):
     got, want = gen.run_case(NS, name), GOLDEN[name]
     assert got["arg_types"] == want["arg_types"]
     assert got["jaxpr"] == want["jaxpr"]
     _same_outs(got["jit"], want["jit"])
+    if name == "index":
+        assert want["eager"] == {"error": "ValueError"}
+        _same_outs(got["eager"], want["jit"])
+        return
     _same_outs(got["eager"], want["eager"])
 
 

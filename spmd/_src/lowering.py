@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dispatch
+from spmd._src import core, dispatch, memory_spaces
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, PPContext, ShapedArray
@@ -143,8 +143,10 @@ class Partitioned:
             def top(*xs):
                 return shard_map_p.bind(*consts, *xs, **params)
 
-            closed = pe.trace_to_jaxpr(top, g_avals)
-            self._run = dispatch.compile_jaxpr(closed.jaxpr, closed.consts)
+            # (Compiling traces the body batched over the devices: untyped, as partition's.)
+            with memory_spaces.untyped():
+                closed = pe.trace_to_jaxpr(top, g_avals)
+                self._run = dispatch.compile_jaxpr(closed.jaxpr, closed.consts)
         return list(self._run(*args))
 
     def as_text(self) -> str:
@@ -276,7 +278,8 @@ def partition(closed: ClosedJaxpr, mesh, in_specs, out_specs=None, name: str = "
         return res
 
     manual = tuple(mesh.axis_names)
-    with _BodyContext(mesh, manual, False):
+    # (Memory spaces are no layout: the body's blocks and its index arrays mix them freely.)
+    with _BodyContext(mesh, manual, False), memory_spaces.untyped():
         body_closed = pe.trace_to_jaxpr(body, pd_avals, pe.DebugInfo("partition", name, None))
     consts: list = []
     if body_closed.consts:

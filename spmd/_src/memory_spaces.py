@@ -18,7 +18,9 @@ see such operands only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from spmd._src import core
@@ -27,6 +29,21 @@ from spmd._src.core import DEVICE_SPACE, MemorySpace, mem_kind_to_space
 # Primitives that give their results' memory spaces themselves (device_put): the default rule
 # leaves them alone. (Primitives with programs in their parameters are recognized as such.)
 own_rule: set[core.Primitive] = set()
+
+
+# False while a program's per-device body is traced by the partitioner: its blocks are typed
+# as they come, and the index arrays it adds are no user's operands to check.
+_typing: contextvars.ContextVar = contextvars.ContextVar("spmd_memory_typing", default=True)
+
+
+@contextlib.contextmanager
+def untyped() -> Iterator[None]:
+    """Trace without the memory-space rule (results typed as their primitives give them)."""
+    token = _typing.set(False)
+    try:
+        yield
+    finally:
+        _typing.reset(token)
 
 
 def off_device(avals: Sequence[Any]) -> bool:
@@ -61,7 +78,7 @@ def default_space(name: str, avals: Sequence[Any]) -> MemorySpace:
 def typed_results(prim: core.Primitive, params: dict, avals: Sequence[Any], out: Any) -> Any:
     """``prim``'s abstract results ``out`` (one aval or a list) typed in the memory space its
     operands ``avals`` give them. Called only when some operand is off device memory."""
-    if prim in own_rule or core._jaxprs_in_params(params):
+    if prim in own_rule or core._jaxprs_in_params(params) or not _typing.get():
         return out
     space = default_space(prim.name, avals)
     if not prim.multiple_results:
@@ -106,4 +123,11 @@ def _in_kind(s: Any, kind: str) -> Any:
     return s if s is None or s.memory_kind == kind else s.with_memory_kind(kind)
 
 
-__all__ = ["default_space", "eager_shardings", "off_device", "own_rule", "typed_results"]
+__all__ = [
+    "default_space",
+    "eager_shardings",
+    "off_device",
+    "own_rule",
+    "typed_results",
+    "untyped",
+]

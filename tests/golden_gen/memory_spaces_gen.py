@@ -42,6 +42,11 @@ def _put(target):
     return lambda ns, m: lambda a: ns.jax.device_put(a, target(ns, m))
 
 
+def _vmap_dynamic_slice(ns, m):
+    slice2 = lambda a, i: ns.jax.lax.dynamic_slice(a, (i,), (2,))  # noqa: E731
+    return lambda a: ns.jax.vmap(lambda i: slice2(a, i))(ns.jnp.arange(3))
+
+
 def _scan_xs(ns, m):
     return lambda a: ns.jax.lax.scan(lambda c, y: (c + y, y * 2), np.float32(0), a)
 
@@ -102,6 +107,13 @@ CASES = {
     "host_plus_device": (H + D, lambda ns, m: lambda a, b: a + b),
     "host_plus_constant": (H, lambda ns, m: lambda a: a + ns.jnp.arange(8.0)),
     "unpinned": (("unpinned_host",), lambda ns, m: lambda a: a * 2),
+    # Indexing: a gather's indices are operands too (an error, as in JAX); a scatter's result
+    # is where its operand is.
+    "index": (H, lambda ns, m: lambda a: a[3]),
+    "dynamic_slice": (H, lambda ns, m: lambda a: ns.jax.lax.dynamic_slice(a, (2,), (2,))),
+    "gather_indices_on_device": (H, lambda ns, m: lambda a: a[ns.jnp.array([1, 2])]),
+    "scatter": (H, lambda ns, m: lambda a: a.at[ns.jnp.array([1, 2])].set(5.0)),
+    "vmap_dynamic_slice": (H, _vmap_dynamic_slice),
     "single_device_host": (("space_host",), lambda ns, m: lambda a: a * 2),
     # device_put inside a trace: the device_put primitive.
     "put_to_device": (H, _put(lambda ns, m: _kind(ns, m, "device"))),

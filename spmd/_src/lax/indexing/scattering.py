@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, memory_spaces
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
@@ -174,9 +174,13 @@ def _scatter_primitive(name, combine, combiner_prim, numeric_only):
         if numeric_only and operand.dtype == np.bool_:
             raise TypeError(f"{name} does not accept dtype bool.")
         _scatter_shape_check(name, operand, indices, updates, dimension_numbers)
-        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+        # The result is where the operand is (host memory too), whatever the indices' and
+        # updates' memory: JAX's scatter rule.
+        space = operand.memory_space
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type, memory_space=space)
 
     prim.def_abstract_eval(abstract_eval)
+    memory_spaces.own_rule.add(prim)
     prim.def_impl(_scatter_impl_for(combine))
     _COMBINERS[prim] = combiner_prim
     return prim
