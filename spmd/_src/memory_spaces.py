@@ -100,9 +100,15 @@ def eager_shardings(
     shardings ``out_s`` (one or a list) moved to the memory the rule gives (an unpinned_host
     operand's result is in device memory, as in JAX). A primitive running a program (scan)
     places each result in the memory its program's type says."""
-    kinds = [getattr(getattr(x, "_sharding", None), "memory_kind", "device") for x in args]
-    if all(k == "device" for k in kinds) or out_s is None or prim in own_rule:
+    for x in args:  # (the common case, all in device memory, in one cheap pass)
+        s = getattr(x, "_sharding", None)
+        if s is not None and s.memory_kind != "device":
+            break
+    else:
         return out_s
+    if out_s is None or prim in own_rule:
+        return out_s
+    kinds = [getattr(getattr(x, "_sharding", None), "memory_kind", "device") for x in args]
     if core._jaxprs_in_params(params):
         out_avals = out_aval if prim.multiple_results else [out_aval]
         spaces = [getattr(a, "memory_space", DEVICE_SPACE) for a in out_avals]
