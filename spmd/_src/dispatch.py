@@ -173,18 +173,22 @@ def _check_devices(prim: core.Primitive, args: Sequence[Any], sig: list) -> None
         if s is None:
             continue
         if first is None:
-            first = (i, s, [d.id for d in s._device_list()])
-        elif s is not first[1]:
-            ids = [d.id for d in s._device_list()]
-            if ids != first[2]:
-                j, _, fids = first
-                raise ValueError(
-                    f"Received incompatible devices for jitted computation. Got argument "
-                    f"{j} of {prim.name} with shape {ShapedArray(*sig[j]).str_short()} and "
-                    f"device ids {fids} on platform CPU and argument {i} of {prim.name} with "
-                    f"shape {ShapedArray(*sig[i]).str_short()} and device ids {ids} on "
-                    f"platform CPU."
-                )
+            first = (i, s)
+            continue
+        f = first[1]
+        # (The common cases, one sharding or one mesh, need no device lists.)
+        if s is f or getattr(s, "mesh", None) is getattr(f, "mesh", 0):
+            continue
+        fids, ids = [d.id for d in f._device_list()], [d.id for d in s._device_list()]
+        if ids != fids:
+            j = first[0]
+            raise ValueError(
+                f"Received incompatible devices for jitted computation. Got argument "
+                f"{j} of {prim.name} with shape {ShapedArray(*sig[j]).str_short()} and "
+                f"device ids {fids} on platform CPU and argument {i} of {prim.name} with "
+                f"shape {ShapedArray(*sig[i]).str_short()} and device ids {ids} on "
+                f"platform CPU."
+            )
 
 
 def _spans_processes(shardings) -> bool:
