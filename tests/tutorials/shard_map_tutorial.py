@@ -205,6 +205,22 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
         lambda: jax.shard_map(lambda x: x, in_specs=P("i"), out_specs=P(), check_vma=False)(x),
     )
 
+    # Older versions of the tutorial spelled check_vma as check_rep, on
+    # jax.experimental.shard_map.shard_map (deprecated, still there in JAX 0.10.2).
+    note_err(
+        rec,
+        "check_rep.shard_map",
+        lambda: jax.shard_map(lambda x: x, in_specs=P("i"), out_specs=P(), check_rep=False),
+    )
+    old_shard_map = importlib.import_module(jax.__name__ + ".experimental.shard_map").shard_map
+    note_err(
+        rec,
+        "check_rep.experimental",
+        lambda: old_shard_map(
+            lambda x: x * 2, mesh=mesh, in_specs=P("i"), out_specs=P("i"), check_rep=False
+        )(x),
+    )
+
     @jax.shard_map(in_specs=P(), out_specs=None)
     def f(x):
         rec("pcast.x", str(jax.typeof(x)))
