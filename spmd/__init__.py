@@ -95,6 +95,7 @@ from spmd._src.placement import (
     typeof,
 )
 from spmd._src.pmap import pmap
+from spmd._src.refs import Ref, empty_ref, free_ref, freeze, new_ref
 from spmd._src.shard_map import shard_map, smap
 from spmd._src.sharding import NamedSharding, PartitionSpec
 from spmd._src.sharding import PartitionSpec as P
@@ -118,6 +119,7 @@ from spmd import (  # noqa: E402
     ops,
     profiler,
     random,
+    ref,
     scipy,  # jax.scipy.special works after a bare `import jax`
     sharding,
     stages,
@@ -131,6 +133,12 @@ from spmd.version import __version__  # noqa: E402
 __version_info__ = tuple(int(p) for p in __version__.split("."))
 
 __all__ = [
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "new_ref",
+    "ref",
     "block_until_ready",
     "clear_caches",
     "default_matmul_precision",

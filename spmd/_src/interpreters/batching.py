@@ -172,8 +172,9 @@ class AxisData:
 
 
 def _aval_without(aval: ShapedArray, dim: int) -> ShapedArray:
-    shape = aval.shape[:dim] + aval.shape[dim + 1 :]
-    return ShapedArray(shape, aval.dtype, aval.weak_type)
+    # ``update`` keeps the rest of the type: a Ref's stays a Ref's, a host array's in host
+    # memory. (Not the varying axes: a batched value's vma is its per-example one, unknown here.)
+    return aval.update(shape=aval.shape[:dim] + aval.shape[dim + 1 :], vma=frozenset())
 
 
 class BatchTracer(Tracer):
