@@ -163,6 +163,11 @@ def test_operands_on_other_devices_or_order_are_refused():
                                                             ("a", "b")), P("a", "b")))  # fmt: skip
     assert float((c.reshape(4, 2) + e).sum()) == 56.0
     assert float((c + spmd.numpy.ones(8)).sum()) == 36.0
+    # jit too compares the device order, as JAX's does.
+    with pytest.raises(ValueError, match=r"incompatible devices for jitted computation.*"
+                                         r"device ids \[0, 1, 2, 3, 6, 7, 4, 5\]"):  # fmt: skip
+        spmd.jit(lambda u, v: u + v)(c, d)
+    assert float(spmd.jit(lambda u, v: u + v)(c, c).sum()) == 56.0
 
 
 @pytest.mark.parametrize("loop", ["scan", "fori_loop", "while_loop"])

@@ -703,7 +703,9 @@ class JitWrapped:
         for i, s in enumerate(in_s):
             if s is None:
                 continue
-            ids = tuple(sorted(d.id for d in s._device_list()))
+            # As JAX: the same devices in another order (another device assignment) disagree
+            # too, e.g. a mesh over permuted devices (the distributed-arrays tutorial's cell).
+            ids = tuple(d.id for d in s._device_list())
             if first is None:
                 first = (i, ids, s)
             elif ids != first[1]:
@@ -717,7 +719,7 @@ class JitWrapped:
                     f"argument {paths[i]} of {self.__name__} with shape {avals[i].str_short()} "
                     f"and with device ids {list(ids)} ({_placement_name(s)}) on platform CPU."
                 )
-        return first
+        return None if first is None else (first[0], tuple(sorted(first[1])), first[2])
 
     def _check_out_devices(self, entry, wanted, arg_devices, in_s) -> None:
         j, ids, have = arg_devices
