@@ -114,6 +114,7 @@ from spmd import (  # noqa: E402
     experimental,
     image,
     lax,
+    memory,
     nn,  # noqa: E402
     numpy,
     ops,
@@ -139,6 +140,7 @@ __all__ = [
     "freeze",
     "new_ref",
     "ref",
+    "memory",
     "block_until_ready",
     "clear_caches",
     "default_matmul_precision",
