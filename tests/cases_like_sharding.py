@@ -308,6 +308,26 @@ def _other_cases():
         "zeros:set_mesh": lambda jax, jnp, env: _in_mesh(
             jax, env["auto"], lambda: jnp.zeros((8, 4))
         ),
+        # out_sharding of eager lax calls on an unplaced operand, and vmap's unbatched results,
+        # on an Explicit mesh in context
+        "lax.broadcast_in_dim:out_sharding_in_mesh": lambda jax, jnp, env: _in_mesh(
+            jax,
+            env["expl"],
+            lambda: jax.lax.broadcast_in_dim(
+                jnp.ones(4), (8, 4), (1,), out_sharding=env["P"]("x", None)
+            ),
+        ),
+        "lax.reshape:out_sharding_in_mesh": lambda jax, jnp, env: _in_mesh(
+            jax,
+            env["expl"],
+            lambda: jax.lax.reshape(jnp.ones(32), (8, 4), out_sharding=env["P"](None, "y")),
+        ),
+        "vmap:constant_in_mesh": lambda jax, jnp, env: _in_mesh(
+            jax, env["expl"], lambda: jax.vmap(lambda r: jnp.ones(3))(env["xe"])
+        ),
+        "vmap:python_scalar_in_mesh": lambda jax, jnp, env: _in_mesh(
+            jax, env["expl"], lambda: jax.vmap(lambda r: (r, 2.0))(env["xe"])[1]
+        ),
         "err:zeros:device_and_out_sharding": lambda jax, jnp, env: jnp.zeros(
             (8, 4), device=env["dev3"], out_sharding=ns(env)
         ),

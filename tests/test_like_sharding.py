@@ -38,6 +38,7 @@ KNOWN = {
     **{f"{f}:set_mesh:xu": _SET_MESH for f in ("zeros_like", "ones_like", "full_like")},
     "empty_like:set_mesh:xu": _SET_MESH,
     "zeros:set_mesh": _SET_MESH,
+    "vmap:python_scalar_in_mesh": _SET_MESH,
     **{f"{f}:jit:xe": _JIT_EXPLICIT for f in ("zeros_like", "ones_like", "full_like")},
     "empty_like:jit:xe": _JIT_EXPLICIT,
 }

@@ -137,6 +137,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         or prim in sharding_rules.sets_sharding
         or prim in sharding_rules.observers
         or params.get("out_sharding") is not None
+        # (broadcast_in_dim's and reshape's out_sharding, as their parameter is named)
+        or params.get("sharding") is not None
     ):
         shardings = [x._sharding if type(x) is Array else None for x in args]
         avals = [ShapedArray(*s) for s in sig]

@@ -16,6 +16,7 @@ import numpy as np
 
 from spmd._src import core
 from spmd._src import tree_util as tu
+from spmd._src.array import Array
 from spmd._src.interpreters import batching, sharding_rules
 from spmd._src.lax import rules as lax_rules
 from spmd._src.lax import shape as lax_shape
@@ -175,7 +176,10 @@ def _broadcast_out(v: Any, size: int, od: int, mapped: tuple | None) -> Any:
     dims = tuple(np.int64(i if i < od else i + 1) for i in range(nd))
     out = None
     s = None if mapped is None else sharding_rules.type_sharding(v)
-    if mapped is not None and (s is not None or get_mesh() is not None):
+    # (A Python or NumPy constant has no mesh in its type even under set_mesh; an array made
+    # there has the context's.)
+    in_context = get_mesh() is not None and isinstance(v, (Array, core.Tracer))
+    if mapped is not None and (s is not None or in_context):
         mesh, entry = mapped
         spec = [None] * nd if s is None else list(s.spec._normalized(nd))
         spec.insert(od, entry)
