@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from spmd._src import launcher, multiprocess
-from spmd._src.backends import SingleProcess, check_calls
+from spmd._src.backends import Communicator, SingleProcess, check_calls
 from spmd._src.interpreters.batching import Span
 
 HERE = Path(__file__).resolve().parent / "multiprocess"
@@ -146,6 +146,23 @@ def test_peer_gather_joins_the_slices_in_axis_order():
     two = Span(6, 3, (1, 0))
     text = str(spmd.make_jaxpr(lambda v: peer_gather(v, 1, two, "t"))(x))
     assert "f32[2,6,4] = peer_gather[dim=1 groups=((1, 0),) peers=(1, 0) what=t]" in text, text
+
+
+def test_allgather_array_stacks_and_refuses_shapes_that_differ():
+    class Two(Communicator):
+        size = 2
+
+        def _allgather(self, obj, what):
+            # The other rank passes a float32[3] (or, for the data, the same array).
+            if what == "array":
+                return [obj, obj]
+            return [obj, (what, ((3,), np.dtype(np.float32)))]
+
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(Two().allgather_array(x, "t"), np.stack([x, x]))
+    assert SingleProcess().allgather_array(np.float32(2), "t").shape == (1,)
+    with pytest.raises(ValueError, match=r"(?s)psum.*rank 0: float64\[2\].*rank 1: float32\[3\]"):
+        Two().allgather_array(np.zeros(2), "psum")
 
 
 def test_a_groups_mismatch_names_the_jobs_ranks():

@@ -54,20 +54,29 @@ class Communicator:
         check_calls([w for w, _ in pairs], self.world_ranks)
         return [o for _, o in pairs]
 
-    def allgather_array(self, x: Any, what: str) -> list:
-        """Every rank's NumPy array ``x``, in rank order. The call names, shapes and dtypes
-        are compared first (a small message); arrays of one shape and dtype on every rank then
-        travel as raw bytes where the backend can (no pickling: an MPI job moves a MiB in a
-        fraction of a millisecond rather than several)."""
+    def allgather_array(self, x: Any, what: str) -> Any:
+        """Every rank's NumPy array ``x`` stacked in rank order: shape ``(size, *x.shape)``.
+        The call names, shapes and dtypes are compared first (a small message; ranks passing
+        different ones raise ValueError, every rank alike); the arrays then travel as raw bytes
+        where the backend can (no pickling: an MPI job moves a MiB in a fraction of a
+        millisecond rather than several) into one buffer, the result."""
         x = np.ascontiguousarray(x).reshape(np.shape(x))  # (a 0-d array stays 0-d)
         metas = self.allgather((x.shape, x.dtype), what)
-        if x.dtype.hasobject or any(m != metas[0] for m in metas):
-            return self.allgather(x, what)
+        if any(m != metas[0] for m in metas):
+            ranks = self.world_ranks or range(self.size)
+            each = "\n".join(
+                f"  rank {r}: {np.dtype(d).name}{list(s)}" for r, (s, d) in zip(ranks, metas)
+            )
+            raise ValueError(
+                f"{what}: every rank must pass an array of one shape and dtype:\n{each}"
+            )
+        if x.dtype.hasobject:
+            return np.stack(self.allgather(x, what))
         return self._allgather_bytes(x)
 
-    def _allgather_bytes(self, x: Any) -> list:
+    def _allgather_bytes(self, x: Any) -> Any:
         # Every rank is here with an array of the same shape and dtype.
-        return self._allgather(x, "array")
+        return np.stack(self._allgather(x, "array"))
 
     def group(self, groups: tuple) -> Communicator:
         """The communicator of this rank's group among ``groups`` (tuples of ranks that

@@ -58,13 +58,13 @@ class MPICommunicator(Communicator):
         self._arrive(what)
         return self.comm.allgather(obj)
 
-    def _allgather_bytes(self, x: Any) -> list:
+    def _allgather_bytes(self, x: Any) -> Any:
         # The ranks have just met (exchanging shapes and dtypes): straight to the buffer
-        # collective, the bytes of any dtype (bfloat16 too) as uint8.
+        # collective, the bytes of any dtype (bfloat16 too) as uint8, received in place.
         send = x.reshape(-1).view(np.uint8)
         recv = np.empty((self.size, send.size), np.uint8)
         self.comm.Allgather(send, recv)
-        return [recv[r].view(x.dtype).reshape(x.shape) for r in range(self.size)]
+        return recv.view(x.dtype).reshape((self.size, *x.shape))
 
     def _split(self, groups: tuple, mine: tuple) -> Communicator:
         where = f"a communicator for the groups of ranks {list(map(list, groups))}"

@@ -39,9 +39,12 @@ def local_slice(x: Any, dim: int, span: batching.Span, size: int) -> Any:
 
 def _peer_gather_impl(x, *, dim, peers, groups, what):
     # Only the peers exchange (a communicator of their own, ranked in axis order); the
-    # slices are joined in that order.
-    got = backends.world().group(groups).allgather_array(np.asarray(x), what)
-    return np.concatenate(got, axis=dim)
+    # slices are joined in that order: along dimension 0, the received buffer as it is.
+    x = np.asarray(x)
+    got = backends.world().group(groups).allgather_array(x, what)
+    if dim == 0:
+        return got.reshape((-1, *x.shape[1:]))
+    return np.concatenate(list(got), axis=dim)
 
 
 def _peer_gather_abstract_eval(x, *, dim, peers, groups, what):
