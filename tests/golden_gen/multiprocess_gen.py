@@ -23,25 +23,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def main() -> None:
+def two_jax_processes(program: Path, tmp: str) -> dict:
+    """Run ``program jax TMP RANK PORT`` as two JAX processes of 4 CPU devices (gloo
+    collectives); each writes ``TMP/rank{r}.json``: both ranks' records."""
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
     port = str(free_port())
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(program), "jax", tmp, str(rank), port],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for rank in range(2)
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        if p.returncode:
+            sys.exit(f"a JAX process failed:\n{err[-3000:]}")
+    return {f"rank{r}": json.loads(Path(tmp, f"rank{r}.json").read_text()) for r in range(2)}
+
+
+def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        procs = [
-            subprocess.Popen(
-                [sys.executable, str(PROGRAM), "jax", tmp, str(rank), port],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for rank in range(2)
-        ]
-        for p in procs:
-            _, err = p.communicate(timeout=300)
-            if p.returncode:
-                sys.exit(f"a JAX process failed:\n{err[-3000:]}")
-        records = {f"rank{r}": json.loads(Path(tmp, f"rank{r}.json").read_text()) for r in range(2)}
+        records = two_jax_processes(PROGRAM, tmp)
     import jax
 
     records["jax_version"] = jax.__version__

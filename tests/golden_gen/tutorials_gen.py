@@ -10,22 +10,17 @@ Run with a Python that has JAX: ``python tests/golden_gen/tutorials_gen.py``.
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from multiprocess_gen import two_jax_processes  # (this directory is on sys.path as the script's)
+
 HERE = Path(__file__).resolve().parent
 TUTORIALS = HERE.parent / "tutorials"
 GOLDEN = HERE.parent / "golden"
 PROGRAMS = ("shard_map", "distributed_arrays")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def single_process(tmp: str) -> dict:
@@ -40,23 +35,7 @@ def single_process(tmp: str) -> dict:
 
 
 def two_processes(tmp: str) -> dict:
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
-    program, port = TUTORIALS / "multi_controller_tutorial.py", str(free_port())
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(program), "jax", tmp, str(rank), port],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for rank in range(2)
-    ]
-    for p in procs:
-        _, err = p.communicate(timeout=300)
-        if p.returncode:
-            sys.exit(f"a JAX process failed:\n{err[-3000:]}")
-    return {f"rank{r}": json.loads(Path(tmp, f"rank{r}.json").read_text()) for r in range(2)}
+    return two_jax_processes(TUTORIALS / "multi_controller_tutorial.py", tmp)
 
 
 def main() -> None:
