@@ -65,6 +65,7 @@ LAYERS: dict[int, list[str]] = {
     6: [
         "spmd._src.api",
         "spmd._src.api_trace",
+        "spmd._src.jit_placement",
         "spmd._src.vmap",
         "spmd._src.autodiff",
         "spmd._src.custom_derivatives.*",

@@ -28,21 +28,24 @@ from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
 from spmd._src.interpreters.batching import BatchTracer
+from spmd._src.jit_placement import check_explicit as _check_explicit
+from spmd._src.jit_placement import fill_unplaced as _fill_unplaced
+from spmd._src.jit_placement import in_typed_memory as _in_typed_memory
+from spmd._src.jit_placement import placement_name as _placement_name
+from spmd._src.jit_placement import sharding_leaves as _sharding_leaves
+from spmd._src.jit_placement import space_key as _space_key
+from spmd._src.jit_placement import type_shardings as _type_shardings
+from spmd._src.jit_placement import typed_key as _typed_key
 from spmd._src.lax import tokens
 from spmd._src.lax.refs import Ref, is_ref, ref_aval
-from spmd._src.lax.sharding import prefix_targets
 from spmd._src.lowering import Compiled as Compiled  # the stages live in lowering
 from spmd._src.lowering import Lowered, Traced, run_partitioned
-from spmd._src.mesh import AxisType, get_mesh, traced_context_mesh
+from spmd._src.mesh import get_mesh, traced_context_mesh
 from spmd._src.sharding import (
     IndivisibleError,
     NamedSharding,
-    P,
-    PartitionSpec,
     Sharding,
-    SingleDeviceSharding,
     equivalent,
-    resolve_spec,
     uneven_dims,
     uneven_message,
 )
@@ -769,44 +772,6 @@ class JitWrapped:
         return f"<jitted function {self.__name__}>"
 
 
-def _typed_key(types) -> tuple | None:
-    """Shardings in types as part of a cache key (None: untyped)."""
-    if types is None or all(sharding_rules.explicit_or_none(t) is None for t in types):
-        return None
-    return tuple(sharding_rules.explicit_or_none(t) for t in types)
-
-
-def _space_key(leaves) -> tuple | None:
-    """The memory spaces of placed arguments, when one is in host memory (None: all on
-    device, the common case): part of the program's type."""
-    kinds = [x._sharding.memory_kind for x in leaves if type(x) is Array and x._sharding]
-    if "pinned_host" not in kinds:
-        return None
-    return tuple(core.mem_kind_to_space(getattr(x.sharding, "memory_kind", None)) for x in leaves)
-
-
-def _type_shardings(leaves) -> list | None:
-    """The shardings in the arguments' types (Explicit mesh axes): an Array's, or a traced
-    value's type; None when no argument has one (the common case: nothing to type)."""
-    out = None
-    for i, x in enumerate(leaves):
-        s = sharding_rules.type_sharding(x)
-        if s is not None:
-            out = out or [None] * len(leaves)
-            out[i] = s
-    return out
-
-
-def _check_explicit(closed: ClosedJaxpr, leaves) -> None:
-    """On Explicit mesh axes shardings are part of the types, so JAX raises a sharding error
-    (an ambiguous contraction...) when tracing; run the propagation now to do the same."""
-    shardings = [x._sharding if type(x) is Array else None for x in leaves]
-    if any(
-        isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types for s in shardings
-    ):
-        sharding_rules.propagate_jaxpr(closed.jaxpr, shardings, effects=False)
-
-
 def _unhashable(v) -> bool:
     try:
         hash(v)
@@ -932,80 +897,3 @@ def jit(
     if fun is None:
         return lambda f: JitWrapped(f, **kw)
     return JitWrapped(fun, **kw)
-
-
-def _placement_name(s: Sharding) -> str:
-    if isinstance(s, NamedSharding):
-        return f"mesh {s.mesh} over devices {s.mesh.device_ids.ravel().tolist()}"
-    return repr(s)
-
-
-def _fill_unplaced(outs: list, in_s: tuple, wanted: list, entry) -> list:
-    """Results no sharding reached (computed from unplaced inputs or constants) are replicated
-    on the program's mesh, or on the one device the arguments are committed to, or on the
-    mesh in context when the program was traced, as in JAX."""
-    if all(o is not None for o in outs):
-        return outs
-    fill = None
-    for s in (*in_s, *wanted, *outs):
-        if isinstance(s, NamedSharding):
-            fill = NamedSharding(s.mesh, P())
-            break
-    if fill is None:
-        devs = {d for s in in_s if s is not None for d in s._device_list()}
-        if len(devs) == 1:
-            fill = SingleDeviceSharding(devs.pop())
-    mesh = entry.ctx_mesh
-    if fill is None and mesh is not None:
-        # On Explicit axes the sharding is the result's type: its spec has every dimension.
-        explicit = AxisType.Explicit in mesh.axis_types
-        return [
-            o if o is not None else NamedSharding(mesh, P(*(None,) * a.ndim) if explicit else P())
-            for o, a in zip(outs, entry.jaxpr.out_avals)
-        ]
-    return [fill if o is None else o for o in outs]
-
-
-def _in_typed_memory(outs: list, avals, wanted: list, name: str) -> list:
-    """Results out_shardings does not place are in the memory their types say (host memory
-    for f32<host>[8], device memory otherwise: an unpinned_host operand's result is on the
-    device), as JAX places them. A result typed ``<any>`` names no memory: AssertionError,
-    JAX's class."""
-    fixed = []
-    for o, a, w in zip(outs, avals, wanted):
-        if o is not None and w is None:
-            kind = core.mem_space_to_kind(a.memory_space, f"jit({name})")
-            if o.memory_kind != kind:
-                o = o.with_memory_kind(kind)
-        fixed.append(o)
-    return fixed
-
-
-def _sharding_leaves(spec_tree: Any, treedef, who: str, wrapped: JitWrapped) -> list:
-    """Per leaf of ``treedef``: a Sharding (or None), from a Sharding/P or a pytree prefix."""
-    name = f"jit({wrapped.__name__}) {who}"
-
-    def one(s):
-        if s is None or isinstance(s, Sharding):
-            return s
-        if isinstance(s, PartitionSpec):
-            return resolve_spec(s, name, RuntimeError)
-        raise TypeError(f"{name}: expected a Sharding or PartitionSpec, got {type(s).__name__}")
-
-    n = treedef.num_leaves
-    if isinstance(spec_tree, (Sharding, PartitionSpec)):
-        return [one(spec_tree)] * n
-    tree = tu.tree_unflatten(treedef, [0] * n)
-    if who == "in_shardings":
-        tree = tree[0]  # the positional arguments of (args, kwargs)
-        if isinstance(spec_tree, list):
-            spec_tree = tuple(spec_tree)
-        if isinstance(spec_tree, tuple) and len(spec_tree) != len(tree):
-            raise ValueError(
-                f"{name} must be a pytree prefix of the positional arguments: a Sharding, a "
-                "PartitionSpec, or a tuple with one entry per positional argument, but it has "
-                f"{len(spec_tree)} entries for {len(tree)} positional argument"
-                f"{'s' if len(tree) != 1 else ''}."
-            )
-    flat = prefix_targets(spec_tree, tree, name)
-    return [one(s) for s in flat] + [None] * (n - len(flat))

@@ -14,16 +14,16 @@ from spmd._src import tree_util as tu
 from spmd._src.api import (
     ShapeDtypeStruct,
     _abstractify,
-    _check_explicit,
     _ensure_tuple,
     _fun_name,
     _leaf_paths,
     _out_shape,
     _positional_names,
-    _type_shardings,
 )
 from spmd._src.core import ClosedJaxpr
 from spmd._src.interpreters import partial_eval as pe
+from spmd._src.jit_placement import check_explicit as _check_explicit
+from spmd._src.jit_placement import type_shardings as _type_shardings
 
 
 def make_jaxpr(
