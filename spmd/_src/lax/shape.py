@@ -20,6 +20,7 @@ from spmd._src import core, dtypes, key_arrays
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.key_arrays import over_key_data
+from spmd._src.lax.placing import like_sharding, place
 from spmd._src.lax.rules import bdim_at_front, deflinear, moveaxis
 from spmd._src.lax.utils import pp_sharding, standard_primitive
 from spmd._src.sharding import (
@@ -1002,14 +1003,14 @@ iota_p.def_abstract_eval(_iota_abstract_eval)
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``; placed
-    on ``sharding``, or else like ``x`` (``like_sharding``)."""
+    on ``sharding``, or else like ``x`` (``placing.like_sharding``)."""
     out = _full_like(x, fill_value, dtype, shape)
     if sharding is not None:
-        return _place(out, sharding)
+        return place(out, sharding)
     s = like_sharding(x, out)
     if s is None or isinstance(out, core.Tracer):
         return out  # (a traced x's sharding in types reaches the result through jnp's rule)
-    return _place(out, s, strong=False)
+    return place(out, s, strong=False)
 
 
 def _full_like(x, fill_value, dtype, shape):
@@ -1033,64 +1034,11 @@ def _full_like(x, fill_value, dtype, shape):
     return out
 
 
-def like_sharding(a: Any, res: Any) -> Any:
-    """The sharding a result ``res`` made after ``a`` (``full_like`` and the ``*_like``
-    functions) takes, None for the default placement. As in JAX: a traced ``a`` passes on the
-    sharding in its type when the shapes agree; a concrete, committed array (this process's,
-    or spread over several) passes on its own sharding unless the result is weakly typed, or
-    of another shape while that sharding splits some dimension."""
-    if isinstance(a, core.Tracer):
-        return sharding_rules.type_sharding(a) if np.shape(res) == np.shape(a) else None
-    s = getattr(a, "_sharding", None)
-    if (
-        s is None
-        or not getattr(a, "_committed", False)
-        or isinstance(res, core.Tracer)
-        or getattr(res, "weak_type", True)
-        or (np.shape(res) != np.shape(a) and not s.is_fully_replicated)
-    ):
-        return None
-    return s
-
-
-def _place(x: Any, sharding: Any, strong: bool = True) -> Any:
-    """A new array ``x`` placed on ``sharding``, strongly typed if ``strong`` (as JAX's, whose
-    placement of a constant is a device_put). Under a trace it is left to jit, as in JAX (a
-    jitted ``lax.full(..., sharding=s)`` comes out where jit puts its results)."""
-    from spmd._src.placement import device_put  # lazy: placing sits above the lax layer
-
-    if isinstance(x, core.Tracer):
-        return x
-    if strong and getattr(x, "weak_type", False):
-        x = core.make_concrete(np.asarray(x), False)
-    if not sharding.is_fully_addressable:
-        # Each process places its own value, unchecked, as JAX's computed placement does.
-        weak = getattr(x, "weak_type", False)
-        return place_alike(core.make_concrete(np.asarray(x), weak), sharding)
-    return device_put(x, sharding)
-
-
-def place_alike(x: Any, sharding: Any = None) -> Any:
-    """``x`` (an Array this process made as every process did: a fill, a constant) with its
-    sharding (or ``sharding``): over devices of several processes, each keeps its own blocks;
-    no check that the processes agree, as they do by construction (``device_put`` of a host
-    value compares them)."""
-    from spmd._src.array import Array  # lazy: arrays sit above the lax layer
-
-    if sharding is not None:
-        x = Array(x._value, x.weak_type, sharding)
-    if x._sharding.is_fully_addressable:
-        return x
-    from spmd._src import multiprocess  # lazy: placing over processes sits above the lax layer
-
-    return multiprocess.globalize(x)
-
-
 def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar); placed on ``sharding``
     when given."""
     out = _full(shape, fill_value, dtype)
-    return out if sharding is None else _place(out, sharding)
+    return out if sharding is None else place(out, sharding)
 
 
 def _full(shape: Sequence[int], fill_value, dtype=None):

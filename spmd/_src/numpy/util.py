@@ -23,6 +23,7 @@ from spmd._src.config import config
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import elementwise as lax_elem
+from spmd._src.lax import placing as lax_placing
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.sharding import apply_out_sharding
 from spmd._src.sharding import (
@@ -49,7 +50,7 @@ def with_out_sharding(
     ``inner``: the function hands ``out_sharding`` to the primitive computing its result (a
     contraction, whose sharding in types it decides): only None is handled here. ``like``: a
     ``*_like`` function, whose result takes its first argument's sharding (see
-    ``lax.shape.like_sharding``) when neither ``device`` nor ``out_sharding`` is given, as in JAX.
+    ``lax.placing.like_sharding``) when neither ``device`` nor ``out_sharding`` is given, as in JAX.
     ``device``: the function also takes ``device=`` (a device or a Sharding: the eager result
     is placed there; JAX refuses both at once). ``out``: False for a function that takes
     ``device=`` but no ``out_sharding=`` (JAX's ``empty_like``, ``eye``, ``linspace``).
@@ -73,11 +74,11 @@ def with_out_sharding(
             if dev is not None:
                 return place_on_device(res, dev, name, args[0] if data and args else None)
             if like and out_sharding is None and args:
-                s = lax_shape.like_sharding(args[0], res)
+                s = lax_placing.like_sharding(args[0], res)
                 if s is not None and type(res) is Array:
                     # The operand's own sharding, attached as it is (Auto axes too): JAX computes
                     # the result there, not by a reshard.
-                    return lax_shape.place_alike(Array(res._value, res.weak_type, s))
+                    return lax_placing.place_alike(Array(res._value, res.weak_type, s))
                 out_sharding = s
             return apply_out_sharding(res, out_sharding, name)
 
