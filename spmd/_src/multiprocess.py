@@ -96,7 +96,9 @@ def make_from_callback(shape: tuple, sharding: Sharding, cb, dtype=None) -> Glob
         blocks[d] = block
     if dt is None:  # this process has no device of the sharding
         dt = dtypes.canonicalize_dtype(dtype if dtype is not None else np.float32)
-    return GlobalArray(ShapedArray(tuple(shape), dt, False), sharding, blocks)
+    # (An array in host memory is typed there: f32<host>[8].)
+    space = core.mem_kind_to_space(getattr(sharding, "memory_kind", None))
+    return GlobalArray(ShapedArray(tuple(shape), dt, False, memory_space=space), sharding, blocks)
 
 
 def put(x: Any, sharding: Sharding) -> Any:
@@ -140,7 +142,7 @@ def put(x: Any, sharding: Sharding) -> Any:
     if sharding.is_fully_addressable:
         return Array(value, weak, sharding)
     out = make_from_callback(value.shape, sharding, lambda idx: value[idx], value.dtype)
-    out.aval = ShapedArray(value.shape, value.dtype, weak)
+    out.aval = out.aval.update(weak_type=weak)
     return out
 
 
@@ -177,7 +179,7 @@ def globalize(x: Array) -> GlobalArray:
     GlobalArray keeping this process's blocks of it."""
     value = x._value
     out = make_from_callback(value.shape, x._sharding, lambda idx: value[idx], value.dtype)
-    out.aval = ShapedArray(value.shape, value.dtype, x.weak_type)
+    out.aval = out.aval.update(weak_type=x.weak_type)
     return out
 
 
@@ -341,9 +343,10 @@ def _global_result(part: Partitioned, k: int, blocks: dict) -> GlobalArray:
     sizes = dict(part.mesh.shape)
     sp = from_spec(spec, a.ndim)
     gshape = tuple(d * math.prod(sizes[x] for x in e) for d, e in zip(a.shape, sp))
-    return GlobalArray(
-        ShapedArray(gshape, a.dtype, a.weak_type), NamedSharding(part.mesh, spec), blocks
-    )
+    # A result typed in host memory lands there, as one process's jit puts it.
+    kind = "pinned_host" if a.memory_space is core.HOST else None
+    sharding = NamedSharding(part.mesh, spec, memory_kind=kind)
+    return GlobalArray(a.update(shape=gshape), sharding, blocks)
 
 
 def _run_reference(part: Partitioned, args: Sequence[Any]) -> list:
@@ -465,10 +468,8 @@ def _batched_program(part: Partitioned, layout: tuple) -> tuple:
         named = {a for e in from_spec(s, v.aval.ndim) for a in e}
         m = [a for a in names if a in named]
         mentioned.append(m)
-        a = v.aval
-        in_avals.append(
-            ShapedArray(tuple(count[x] for x in m) + tuple(a.shape), a.dtype, a.weak_type)
-        )
+        a = v.aval  # (update keeps the rest of its type: its memory space)
+        in_avals.append(a.update(shape=tuple(count[x] for x in m) + tuple(a.shape)))
     axes = [batching.AxisData(a, count[a], per_device=True, span=spans[a]) for a in names]
     box: list = []
 
@@ -602,9 +603,16 @@ def call_jit(wrapped: Any, entry: Any, leaves: list, kwargs: dict) -> Any:
             "by a NamedSharding (a mesh over the devices of the job)"
         )
     outs = run_body(part, leaves)
-    for o, w in zip(outs, entry.out_weak):
-        if o.aval.weak_type != w:
-            o.aval = ShapedArray(o.aval.shape, o.aval.dtype, w)
+    wanted = out_s if out_s is not None else [None] * len(outs)
+    for o, a, w, s in zip(outs, entry.jaxpr.out_avals, entry.out_weak, wanted):
+        # As in one process: a result is in the memory out_shardings names, else in the one
+        # its type says (host memory for f32<host>[8]).
+        host = a.memory_space is core.HOST if s is None else s.memory_kind == "pinned_host"
+        if host != (o._sharding.memory_kind == "pinned_host"):
+            o._sharding = o._sharding.with_memory_kind("pinned_host" if host else "device")
+        space = core.HOST if host else core.DEVICE_SPACE
+        if o.aval.weak_type != w or o.aval.memory_space is not space:
+            o.aval = o.aval.update(weak_type=w, memory_space=space)
     if entry.token_outs:
         from spmd._src.lax.tokens import Token
 

@@ -130,6 +130,15 @@ rec["likes"] = {
     for k, v in likes.items()
 }  # fmt: skip
 
+# Arrays in host memory: typed there (f32<host>[...]), and so are jit's results on them.
+hs = NamedSharding(mesh1, P("i"), memory_kind="pinned_host")
+hx = jax.device_put(np.arange(16.0, dtype=np.float32), hs)
+hy = jax.jit(lambda a: a * 2)(hx)
+rec["host_memory"] = [
+    [v.sharding.memory_kind, str(jax.typeof(v)), val(mhu.process_allgather(v, tiled=True))]
+    for v in (hx, hy)
+]
+
 # shard_map with collectives across processes.
 sm = jax.jit(
     jax.shard_map(
