@@ -29,6 +29,7 @@ from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import callback
 from spmd._src.lax.refs import Ref
+from spmd._src.lax.utils import PrintedAs
 
 # ---------------------------------------------------------------------------------------------
 # Eager
@@ -136,9 +137,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         sharded
         or prim in sharding_rules.sets_sharding
         or prim in sharding_rules.observers
-        or params.get("out_sharding") is not None
-        # (broadcast_in_dim's and reshape's out_sharding, as their parameter is named)
-        or params.get("sharding") is not None
+        or sharding_rules.given_sharding(prim, params) is not None
     ):
         shardings = [x._sharding if type(x) is Array else None for x in args]
         avals = [ShapedArray(*s) for s in sig]
@@ -384,16 +383,8 @@ def _jit_compile(*, jaxpr: ClosedJaxpr, name: str, **_):
     return compile_jaxpr(jaxpr.jaxpr, jaxpr.consts)
 
 
-class _Unspecified:
-    """An operand or result a jit's in_shardings/out_shardings leave unplaced (as printed)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UnspecifiedValue"
-
-
-UNSPECIFIED = _Unspecified()
+# An operand or result a jit's in_shardings/out_shardings leave unplaced, as JAX prints it.
+UNSPECIFIED = PrintedAs("UnspecifiedValue")
 
 
 def _jit_pp(params: dict) -> list[tuple[str, Any]]:
