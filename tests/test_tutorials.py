@@ -1,16 +1,18 @@
-"""JAX's parallelism tutorials run unchanged (``import spmd as jax``) and record what JAX 0.10.2
-recorded, cell by cell: the shard_map tutorial and the distributed-arrays tutorial on 8 devices,
-and the multi-controller page's programs as an MPI job of two processes of 4 devices.
+"""JAX's tutorials run unchanged (``import spmd as jax``) and record what JAX 0.10.2 recorded,
+cell by cell: each program on 8 devices in a process of its own, and the multi-controller page's
+programs as an MPI job of two processes of 4 devices.
 
 The programs are tests/tutorials/*_tutorial.py; tests/golden_gen/tutorials_gen.py recorded JAX's
-run of the same programs (tests/golden/tutorials*.json). Ints, bools, dtypes, shapes, shardings,
-texts and error classes compare exactly, floats at JAX's tolerance for their dtype (a cell may
-record a looser one: losses after a matmul chain). Deliberate or open differences are listed in
-KNOWN with the reason, and checked: spmd must record exactly the value listed there.
+run of the same programs (tests/golden/tutorials/NAME.json and tutorials_multiprocess.json).
+Ints, bools, dtypes, shapes, shardings, texts and error classes compare exactly, floats at JAX's
+tolerance for their dtype (a cell may record a looser one: losses after a matmul chain).
+Deliberate or open differences are listed in the program's ``KNOWN`` with the reason, and
+checked: spmd must record exactly the value listed there.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -24,42 +26,20 @@ TUTORIALS = TESTS / "tutorials"
 sys.path.insert(0, str(TUTORIALS))
 from record import differences  # noqa: E402
 
-GOLDEN = json.loads((TESTS / "golden" / "tutorials.json").read_text())
+GOLDEN_DIR = TESTS / "golden" / "tutorials"
+# Single-process programs; the multi-controller one runs as an MPI job below.
+PROGRAMS = sorted(
+    n for n in (p.name.removesuffix("_tutorial.py") for p in TUTORIALS.glob("*_tutorial.py"))
+    if n != "multi_controller"
+)  # fmt: skip
 GOLDEN_MP = json.loads((TESTS / "golden" / "tutorials_multiprocess.json").read_text())
 
-_NO_VMA = "spmd types a shard_map body's values with the axes they vary over after tracing it "
-_NO_VMA += "(the jaxpr prints {V:i}); jax.typeof inside the Python body shows no {V:...}"
-_EXPLICIT = "spmd's make_mesh defaults to Auto axes (docs/DESIGN.md); JAX 0.10.2's to Explicit"
-_MESH = (
-    "a jit whose arguments sit on a mesh other than the context mesh (same devices): JAX gives "
-    "its replicated scalar result the context mesh, spmd the arguments' mesh"
-)
-# (program, cell) -> (what spmd records, why it differs from JAX 0.10.2).
-KNOWN: dict[tuple[str, str], tuple[object, str]] = {
-    ("shard_map", "vary.split.x"): (["float32[3]", [3]], _NO_VMA),
-    ("shard_map", "vma.x"): ("float32[3]", _NO_VMA),
-    ("shard_map", "vma2.x"): ("float32[2,2]", _NO_VMA),
-    ("shard_map", "vma2.y"): ("float32[2,2]", _NO_VMA),
-    ("shard_map", "pcast.y"): ("float32[6]", _NO_VMA),
-    ("shard_map", "psum.before"): (["int32[4]", [4]], _NO_VMA),
-    ("shard_map", "pvary.jaxpr"): (
-        None,
-        _EXPLICIT + ": the outer types print no @i, the mesh as Mesh(..., axis_types=(Auto,))",
-    ),  # fmt: skip
-    ("shard_map", "scan.vma_error"): (
-        {"error": "TypeError"},
-        _EXPLICIT + ": JAX refuses the unplaced argument against in_specs (ValueError) before "
-        "the scan; spmd reaches the scan and refuses its carry (JAX's TypeError, checked by "
-        "scan.vma_error.placed)",
-    ),
-    ("shard_map", "vma.out_specs_bug.unchecked"): (
-        {"error": "ValueError"},
-        "with check_vma=False JAX keeps device 0's block of an output out_specs wrongly calls "
-        "replicated (the tutorial: undefined behaviour); spmd refuses it when tracing",
-    ),
-    ("shard_map", "fsdp_tp.loss"): (None, _MESH),
-    ("shard_map", "pp.reference_loss"): (None, _MESH),
-}
+
+def _program(name: str):
+    spec = importlib.util.spec_from_file_location(name, TUTORIALS / f"{name}_tutorial.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _run(name: str, tmp: Path) -> dict:
@@ -70,24 +50,14 @@ def _run(name: str, tmp: Path) -> dict:
     return json.loads(out.read_text())
 
 
-@pytest.fixture(scope="module")
-def shard_map_records(tmp_path_factory):
-    return _run("shard_map", tmp_path_factory.mktemp("shard_map"))
-
-
-@pytest.fixture(scope="module")
-def distributed_records(tmp_path_factory):
-    return _run("distributed_arrays", tmp_path_factory.mktemp("distributed"))
-
-
-def _compare(program: str, got: dict, want: dict) -> list[str]:
+def _compare(got: dict, want: dict, known: dict) -> list[str]:
     assert sorted(got) == sorted(want), sorted(set(got) ^ set(want))
     failures = []
     for cell, rec in want.items():
-        known = KNOWN.get((program, cell))
-        if known is not None:
-            if known[0] is not None and got[cell]["value"] != known[0]:
-                failures.append(f"{cell}: {got[cell]['value']} (listed as {known[0]})")
+        if cell in known:
+            listed = known[cell][0]
+            if listed is not None and got[cell]["value"] != listed:
+                failures.append(f"{cell}: {got[cell]['value']} (listed as {listed})")
             if not differences(got[cell]["value"], rec["value"], rec.get("tol")):
                 failures.append(f"{cell}: listed as a difference but now agrees with JAX")
             continue
@@ -95,19 +65,20 @@ def _compare(program: str, got: dict, want: dict) -> list[str]:
     return failures
 
 
-def test_shard_map_tutorial(shard_map_records):
-    failures = _compare("shard_map", shard_map_records, GOLDEN["shard_map"])
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_tutorial(name, tmp_path):
+    """Every cell of the program records what JAX's run recorded, but for the cells its
+    ``KNOWN`` lists (cell -> (what spmd records, why it differs)), which must record exactly
+    the listed value (None: any value that differs from JAX's)."""
+    golden = json.loads((GOLDEN_DIR / f"{name}.json").read_text())
+    known = getattr(_program(name), "KNOWN", {})
+    assert set(known) <= set(golden["cells"]), sorted(set(known) - set(golden["cells"]))
+    failures = _compare(_run(name, tmp_path), golden["cells"], known)
     assert not failures, "\n".join(failures)
 
 
-def test_distributed_arrays_tutorial(distributed_records):
-    failures = _compare("distributed_arrays", distributed_records, GOLDEN["distributed_arrays"])
-    assert not failures, "\n".join(failures)
-
-
-def test_known_differences_name_recorded_cells():
-    for program, cell in KNOWN:
-        assert cell in GOLDEN[program]
+def test_every_program_has_a_golden_record():
+    assert PROGRAMS == sorted(p.stem for p in GOLDEN_DIR.glob("*.json"))
 
 
 @needs_mpi

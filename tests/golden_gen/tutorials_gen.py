@@ -1,11 +1,12 @@
-"""Golden records of JAX's parallelism tutorials run as programs (tests/tutorials/):
+"""Golden records of JAX's tutorials run as programs (tests/tutorials/):
 
-- ``tests/golden/tutorials.json``: the shard_map and distributed-arrays tutorials, each run in
-  a process of its own on 8 CPU devices, every cell's record;
+- ``tests/golden/tutorials/NAME.json``: the program ``tests/tutorials/NAME_tutorial.py`` run in
+  a process of its own on 8 CPU devices, every cell's record (``{"jax_version", "cells"}``);
 - ``tests/golden/tutorials_multiprocess.json``: the multi-controller page's programs run as
   two JAX processes of 4 CPU devices each (gloo collectives), both ranks' records.
 
-Run with a Python that has JAX: ``python tests/golden_gen/tutorials_gen.py``.
+Run with a Python that has JAX: ``python tests/golden_gen/tutorials_gen.py [NAME ...]`` (names:
+those programs only; none: every program and the multi-controller job).
 """
 
 import json
@@ -20,36 +21,48 @@ from multiprocess_gen import two_jax_processes  # (this directory is on sys.path
 HERE = Path(__file__).resolve().parent
 TUTORIALS = HERE.parent / "tutorials"
 GOLDEN = HERE.parent / "golden"
-PROGRAMS = ("shard_map", "distributed_arrays")
+MULTI = "multi_controller"  # a job of two processes, not a program of run.py's
 
 
-def single_process(tmp: str) -> dict:
+def programs() -> list[str]:
+    names = (p.name.removesuffix("_tutorial.py") for p in TUTORIALS.glob("*_tutorial.py"))
+    return sorted(n for n in names if n != MULTI)
+
+
+def single_process(name: str, tmp: str) -> dict:
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-    records = {}
-    for name in PROGRAMS:
-        out = Path(tmp, f"{name}.json")
-        run = [sys.executable, str(TUTORIALS / "run.py"), "jax", name, str(out)]
-        subprocess.run(run, env=env, check=True, timeout=600)
-        records[name] = json.loads(out.read_text())
-    return records
+    out = Path(tmp, f"{name}.json")
+    run = [sys.executable, str(TUTORIALS / "run.py"), "jax", name, str(out)]
+    subprocess.run(run, env=env, check=True, timeout=600)
+    return json.loads(out.read_text())
 
 
 def two_processes(tmp: str) -> dict:
     return two_jax_processes(TUTORIALS / "multi_controller_tutorial.py", tmp)
 
 
-def main() -> None:
+def write(path: Path, records: dict) -> None:
+    path.write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {path}")
+
+
+def main(names: list[str]) -> None:
     import jax
 
+    unknown = sorted(set(names) - set(programs()))
+    if unknown:
+        raise SystemExit(f"no program tests/tutorials/NAME_tutorial.py for {unknown}")
     with tempfile.TemporaryDirectory() as tmp:
-        single = single_process(tmp)
-        multi = two_processes(tmp)
-    for records, name in ((single, "tutorials"), (multi, "tutorials_multiprocess")):
-        records["jax_version"] = jax.__version__
-        out = GOLDEN / f"{name}.json"
-        out.write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {out}")
+        for name in names or programs():
+            cells = single_process(name, tmp)
+            write(
+                GOLDEN / "tutorials" / f"{name}.json",
+                {"jax_version": jax.__version__, "cells": cells},
+            )
+        if not names:
+            multi = two_processes(tmp)
+            write(GOLDEN / "tutorials_multiprocess.json", {**multi, "jax_version": jax.__version__})
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

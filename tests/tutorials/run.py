@@ -2,7 +2,7 @@
 
     python run.py jax|spmd PROGRAM OUT.json
 
-PROGRAM is ``shard_map`` or ``distributed_arrays`` (``<PROGRAM>_tutorial.py`` beside this
+PROGRAM names a program of this directory (``<PROGRAM>_tutorial.py`` beside this
 file). Each program runs in a process of its own: the tutorials set a global mesh
 (``jax.set_mesh(mesh)``) and flip configuration flags.
 """

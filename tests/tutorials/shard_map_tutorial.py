@@ -18,6 +18,40 @@ from functools import partial
 
 import numpy as np
 
+_NO_VMA = "spmd types a shard_map body's values with the axes they vary over after tracing it "
+_NO_VMA += "(the jaxpr prints {V:i}); jax.typeof inside the Python body shows no {V:...}"
+_EXPLICIT = "spmd's make_mesh defaults to Auto axes (docs/DESIGN.md); JAX 0.10.2's to Explicit"
+_MESH = (
+    "a jit whose arguments sit on a mesh other than the context mesh (same devices): JAX gives "
+    "its replicated scalar result the context mesh, spmd the arguments' mesh"
+)
+# cell -> (what spmd records, None for any value unlike JAX's; why it differs from JAX 0.10.2).
+KNOWN: dict[str, tuple[object, str]] = {
+    "vary.split.x": (["float32[3]", [3]], _NO_VMA),
+    "vma.x": ("float32[3]", _NO_VMA),
+    "vma2.x": ("float32[2,2]", _NO_VMA),
+    "vma2.y": ("float32[2,2]", _NO_VMA),
+    "pcast.y": ("float32[6]", _NO_VMA),
+    "psum.before": (["int32[4]", [4]], _NO_VMA),
+    "pvary.jaxpr": (
+        None,
+        _EXPLICIT + ": the outer types print no @i, the mesh as Mesh(..., axis_types=(Auto,))",
+    ),  # fmt: skip
+    "scan.vma_error": (
+        {"error": "TypeError"},
+        _EXPLICIT + ": JAX refuses the unplaced argument against in_specs (ValueError) before "
+        "the scan; spmd reaches the scan and refuses its carry (JAX's TypeError, checked by "
+        "scan.vma_error.placed)",
+    ),
+    "vma.out_specs_bug.unchecked": (
+        {"error": "ValueError"},
+        "with check_vma=False JAX keeps device 0's block of an output out_specs wrongly calls "
+        "replicated (the tutorial: undefined behaviour); spmd refuses it when tracing",
+    ),
+    "fsdp_tp.loss": (None, _MESH),
+    "pp.reference_loss": (None, _MESH),
+}
+
 
 def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     jnp = importlib.import_module(jax.__name__ + ".numpy")
