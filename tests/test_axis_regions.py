@@ -59,3 +59,46 @@ def test_bad_axis_names_the_axis_and_the_mesh():
     mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
     with spmd.set_mesh(mesh), pytest.raises(KeyError, match=r"axis 'z' is not an axis of"):
         auto_axes(lambda a: a, axes=("x", "z"), out_sharding=P())(jnp.ones(4))
+
+
+def test_the_call_may_name_out_sharding_and_in_sharding():
+    # As JAX 0.10's (and the explicit-sharding tutorial's): without one given to the decorator,
+    # the call takes out_sharding (auto_axes) or in_sharding (explicit_axes) among its keywords;
+    # given to the decorator, a keyword of that name goes to the function.
+    explicit = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    x = np.arange(16, dtype=np.int32).reshape(4, 4)
+    seen = {}
+
+    def add(a, b, **kw):
+        seen["kw"] = kw
+        return a + b
+
+    with spmd.set_mesh(explicit):
+        a = spmd.reshard(x, P("x", None))
+        b = spmd.reshard(x, P(None, "x"))
+        out = auto_axes(add)(a, b, out_sharding=P("x", None))
+        assert str(spmd.typeof(out)) == "int32[4@x,4]" and seen["kw"] == {}
+        np.testing.assert_array_equal(np.asarray(out), 2 * x)
+        out = auto_axes(add, out_sharding=P("x"))(a, b, out_sharding=P(None, "x"))
+        assert str(spmd.typeof(out)) == "int32[4@x,4]"
+        assert seen["kw"] == {"out_sharding": P(None, "x")}
+        with pytest.raises(TypeError, match=r"auto_axes\(add\): missing required keyword "
+                                            r"argument: 'out_sharding'"):  # fmt: skip
+            auto_axes(add)(a, b)
+    auto = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+
+    def g(y, w=None):
+        seen["types"] = (str(spmd.typeof(y)), w if w is None else str(spmd.typeof(w)))
+        return y * 2
+
+    with spmd.set_mesh(auto):
+        y = spmd.device_put(x, P("x", "y"))
+        out = spmd.jit(lambda y: explicit_axes(g)(y, in_sharding=P("x", "y")))(y)
+        assert seen["types"][0] == "int32[4@x,4@y]"
+        np.testing.assert_array_equal(np.asarray(out), 2 * x)
+        # Keyword arguments go in as they are: in_sharding covers the positional ones.
+        explicit_axes(g, in_sharding=P("x"))(y, w=y)
+        assert seen["types"] == ("int32[4@x,4]", "int32[4,4]")
+        with pytest.raises(TypeError, match=r"explicit_axes\(g\): missing required keyword "
+                                            r"argument: 'in_sharding'"):  # fmt: skip
+            explicit_axes(g)(y)

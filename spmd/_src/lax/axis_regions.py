@@ -67,7 +67,10 @@ def _retyped(mesh: Mesh, axes: tuple, to: AxisType) -> Mesh:
 
 
 def _cast(x: Any, mesh: Mesh) -> Any:
-    """``x`` on ``mesh`` (the same devices and names, other axis types), sharded as it is."""
+    """``x`` on ``mesh`` (the same devices and names, other axis types), sharded as it is;
+    a leaf that is no array (a PartitionSpec passed on to the function) as it is."""
+    if not hasattr(x, "dtype") and not isinstance(x, (bool, int, float, complex)):
+        return x
     ndim = len(getattr(x, "shape", ()))
     keep = NamedSharding(mesh, P(*([UNCONSTRAINED] * ndim)))
     return sharding_constraint(x, keep, reshard_p)
@@ -102,22 +105,25 @@ def auto_axes(
     def enter(who, leaves, inner, names):
         return [_cast(x, inner) for x in leaves]
 
-    def leave(who, out, outs, mesh):
-        targets = prefix_targets(out_sharding, out, f"{who} out_sharding")
-        return [
-            sharding_constraint(
-                x, _reshard_sharding(t, len(getattr(x, "shape", ())), who), reshard_p
-            )
-            for x, t in zip(outs, targets)
-        ]
-
     @functools.wraps(f)
     def run(*args: Any, **kwargs: Any) -> Any:
-        if out_sharding is None:
+        # As JAX's: without one given here, the call names out_sharding among its keywords.
+        sharding = out_sharding if out_sharding is not None else kwargs.pop("out_sharding", None)
+        if sharding is None:
             raise TypeError(
                 f"auto_axes({getattr(f, '__name__', 'f')}): missing required keyword argument: "
                 "'out_sharding'"
             )
+
+        def leave(who, out, outs, mesh):
+            targets = prefix_targets(sharding, out, f"{who} out_sharding")
+            return [
+                sharding_constraint(
+                    x, _reshard_sharding(t, len(getattr(x, "shape", ())), who), reshard_p
+                )
+                for x, t in zip(outs, targets)
+            ]
+
         return _region("auto_axes", f, args, kwargs, axes, AxisType.Auto, enter, leave)
 
     return run
@@ -135,14 +141,18 @@ def explicit_axes(
     @functools.wraps(f)
     def run(*args: Any, **kwargs: Any) -> Any:
         who = f"explicit_axes({getattr(f, '__name__', 'f')})"
-        if in_sharding is None:
+        # As JAX's: without one given here, the call names in_sharding among its keywords.
+        sharding = in_sharding if in_sharding is not None else kwargs.pop("in_sharding", None)
+        if sharding is None:
             raise TypeError(f"{who}: missing required keyword argument: 'in_sharding'")
-        if kwargs:
-            raise TypeError(f"{who}: in_sharding covers positional arguments only")
-        targets = prefix_targets(in_sharding, args, f"{who} in_sharding")
+        targets = prefix_targets(sharding, args, f"{who} in_sharding")
 
         def enter(who, leaves, inner, names):
-            return [_enter(who, x, t, inner, names) for x, t in zip(leaves, targets)]
+            # in_sharding covers the positional arguments; keyword arguments (whose leaves come
+            # after theirs) go in as they are, as in JAX.
+            n = len(targets)
+            moved = [_enter(who, x, t, inner, names) for x, t in zip(leaves[:n], targets)]
+            return moved + list(leaves[n:])
 
         def leave(who, out, outs, mesh):
             return [_cast(x, mesh) for x in outs]
