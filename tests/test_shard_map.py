@@ -778,3 +778,39 @@ def test_reference_mode_runs_a_vmapped_while_whose_predicate_reads_the_mesh():
         ref = f(a)
     np.testing.assert_array_equal(np.asarray(got), want)
     np.testing.assert_array_equal(np.asarray(ref), want)
+
+
+def test_typeof_in_the_body_shows_the_axes_a_value_varies_over():
+    # While the body is traced (not only in the printed jaxpr), as in JAX 0.10: JAX's
+    # manual_axis_type.varying, and vma as older JAX releases spelled it.
+    mesh = spmd.make_mesh((2, 4), ("i", "j"))
+    seen = {}
+
+    def body(a, b, c):
+        seen["a"], seen["b"], seen["c"] = spmd.typeof(a), spmd.typeof(b), spmd.typeof(c)
+        s = a + b
+        seen["sum"], seen["psum"] = spmd.typeof(s), spmd.typeof(lax.psum(s, "j"))
+        seen["grad"] = spmd.grad(lambda u: (seen.setdefault("in_grad", spmd.typeof(u)), u)[1])(c)
+        spmd.vmap(lambda r: (seen.setdefault("vmap", spmd.typeof(r)), r)[1])(a)
+        return s
+
+    f = spmd.shard_map(body, mesh=mesh, in_specs=(P("i", "j"), P("i"), P()), out_specs=P("i", "j"))
+    f(jnp.ones((4, 8)), jnp.ones((4, 1)), jnp.ones(()))
+    assert str(seen["a"]) == "float32[2,2]{V:(i,j)}"
+    assert str(seen["b"]) == "float32[2,1]{V:i}"
+    assert str(seen["c"]) == "float32[]"
+    assert str(seen["sum"]) == "float32[2,2]{V:(i,j)}"
+    assert str(seen["psum"]) == "float32[2,2]{V:i}"
+    assert seen["sum"].vma == {"i", "j"} and seen["c"].vma == frozenset()
+    assert seen["b"].manual_axis_type.varying == {"i"}
+    assert seen["b"].manual_axis_type.unreduced == frozenset()
+    assert str(seen["in_grad"]) == "float32[]"  # a JVP tracer types as its value
+    assert str(seen["vmap"]) == "float32[2]{V:(i,j)}"  # a row of a
+    # Outside a body (and with check_vma=False) values vary over nothing.
+    assert spmd.typeof(jnp.ones(3)).vma == frozenset()
+    g = spmd.shard_map(
+        lambda a: (seen.__setitem__("unchecked", spmd.typeof(a)), a)[1],
+        mesh=mesh, in_specs=P("i"), out_specs=P("i"), check_vma=False,
+    )  # fmt: skip
+    g(jnp.ones(4))
+    assert str(seen["unchecked"]) == "float32[2]"

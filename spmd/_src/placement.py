@@ -12,7 +12,7 @@ which block; placing an array is checking the sharding against its shape and att
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -248,15 +248,34 @@ def copy_to_host_async(x: Any) -> Any:
     return x
 
 
+class ManualAxisType(NamedTuple):
+    """How a shard_map body's value relates to the manual mesh axes (JAX 0.10's
+    ``typeof(x).manual_axis_type``): the axes it varies over; spmd has no unreduced or reduced
+    manual values, so those are empty."""
+
+    varying: frozenset
+    unreduced: frozenset = frozenset()
+    reduced: frozenset = frozenset()
+
+
 class TypeOf:
     """``spmd.typeof(x)``: an array type with its sharding, e.g. ``float32[4@x,8@y]`` where
     dimensions are sharded over Explicit mesh axes, and its memory space (``float32<host>[8]``
     in host memory)."""
 
-    def __init__(self, aval: core.ShapedArray, sharding: Sharding | None) -> None:
+    def __init__(
+        self, aval: core.ShapedArray, sharding: Sharding | None, vma: frozenset | None = None
+    ) -> None:
         self.shape, self.dtype, self.weak_type = aval.shape, aval.dtype, aval.weak_type
         self.sharding = sharding
         self.memory_space = getattr(aval, "memory_space", core.DEVICE_SPACE)
+        # The mesh axes a shard_map body's value varies over (``{V:i}``), as in the jaxpr.
+        self.vma = getattr(aval, "vma", frozenset()) if vma is None else vma
+
+    @property
+    def manual_axis_type(self) -> ManualAxisType:
+        """JAX 0.10's spelling of ``vma``: ``typeof(x).manual_axis_type.varying``."""
+        return ManualAxisType(frozenset(self.vma))
 
     def __str__(self) -> str:
         dims = [str(d) for d in self.shape]
@@ -270,7 +289,7 @@ class TypeOf:
         space = self.memory_space  # float32<host>[8]: an array in host memory
         where = "" if space is core.DEVICE_SPACE else f"<{space.name.lower()}>"
         weak = "~" if self.weak_type else ""  # a weak type, as JAX's typeof prints it
-        return f"{weak}{self.dtype.name}{where}[{','.join(dims)}]"
+        return f"{weak}{self.dtype.name}{where}[{','.join(dims)}]{core.vma_str(self.vma)}"
 
     __repr__ = __str__
 
@@ -299,8 +318,11 @@ def typeof(x: Any) -> TypeOf:
         return aval  # a token's type has no sharding (JAX's typeof gives AbstractToken())
     if isinstance(x, Array):
         return TypeOf(aval, x.sharding)
-    # A traced value: the sharding in its type, on meshes with Explicit axes.
-    return TypeOf(aval, sharding_rules.type_sharding(x))
+    # A traced value: the sharding in its type, on meshes with Explicit axes, and in a
+    # shard_map body being traced, the axes it varies over.
+    from spmd._src.shard_map_check import traced_vma
+
+    return TypeOf(aval, sharding_rules.type_sharding(x), traced_vma(x))
 
 
 __all__ = [

@@ -52,7 +52,15 @@ from spmd._src.lax import parallel
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.rules import moveaxis
 from spmd._src.mesh import AxisType, Mesh, get_mesh
-from spmd._src.shard_map_check import _BodyContext, _check_vma, _MeshAxisEnv, _type_body, infer_vma
+from spmd._src.shard_map_check import (
+    _BodyContext,
+    _check_vma,
+    _MeshAxisEnv,
+    _spec_vma,
+    _type_body,
+    infer_vma,
+    register_body_trace,
+)
 from spmd._src.shard_map_reference import shard_map_reference
 from spmd._src.sharding import NamedSharding, P, PartitionSpec, spec_axes
 from spmd._src.util import LRU, prod
@@ -516,6 +524,10 @@ def _trace_body(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs, p
     box = []
 
     def flat_fun(*flat):
+        if check_vma:  # jax.typeof(x) in the body shows the axes x varies over
+            checked = frozenset(manual) | parallel._vma_ctx.axes
+            in_vmas = [_spec_vma(s, manual) for s in specs]
+            register_body_trace(core.trace_ctx.trace, in_vmas, mesh.axis_names, checked)
         out = f(*tu.tree_unflatten(in_tree, flat))
         out_leaves, out_tree = tu.tree_flatten(out)
         box.append((out_tree, out))

@@ -8,6 +8,7 @@ rejects out_specs that claim an output is replicated over an axis it varies over
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ from spmd._src.core import ClosedJaxpr
 from spmd._src.lax import parallel
 from spmd._src.sharding import PartitionSpec, spec_axes
 
-__all__ = ["infer_vma", "strip_pvary", "type_jaxpr"]
+__all__ = ["infer_vma", "strip_pvary", "traced_vma", "type_jaxpr"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,6 +330,41 @@ def type_jaxpr(
     ``checked``: the axes typed (None: every name); ``out_vmas``: cast the outputs up to these.
     """
     return _Typer(order, checked, strict).closed(closed, in_vmas, out_vmas)
+
+
+# ---------------------------------------------------------------------------------------------
+# Types while a body is traced: ``jax.typeof(x)`` in the Python body shows ``{V:i}``
+#
+# A body is typed once traced; a value's type while tracing is the typing of what was traced so
+# far (the equations up to it), computed when ``typeof`` asks (rarely: it is for inspection).
+# The body's trace is registered with its inputs' axes while its function runs.
+
+_BODY_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def register_body_trace(trace: Any, in_vmas: Sequence[frozenset], order, checked) -> None:
+    _BODY_TRACES[trace] = (tuple(in_vmas), tuple(order), checked)
+
+
+def traced_vma(x: Any) -> frozenset | None:
+    """The mesh axes ``x`` (a value of a shard_map body being traced, or a transformation's
+    tracer wrapping one) varies over; None when ``x`` is no such value."""
+    from spmd._src.interpreters.partial_eval import JaxprTracer
+
+    while isinstance(x, core.Tracer) and not isinstance(x, JaxprTracer):
+        x = getattr(x, "primal", getattr(x, "val", None))  # a JVP or batch tracer's value
+    if not isinstance(x, JaxprTracer):
+        return None
+    trace = x._trace
+    body = _BODY_TRACES.get(trace)
+    if body is None:
+        return None
+    in_vmas, order, checked = body
+    # Inputs beyond the registered ones do not occur; closed-over values are invariant.
+    j = core.Jaxpr(trace.constvars, trace.invars, [x._var], list(trace.eqns))
+    ins = list(in_vmas) + [frozenset()] * (len(trace.invars) - len(in_vmas))
+    typed = _Typer(order, checked).jaxpr(j, ins)
+    return typed.outvars[0].aval.vma if type(typed.outvars[0]) is core.Var else frozenset()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,8 +18,6 @@ from functools import partial
 
 import numpy as np
 
-_NO_VMA = "spmd types a shard_map body's values with the axes they vary over after tracing it "
-_NO_VMA += "(the jaxpr prints {V:i}); jax.typeof inside the Python body shows no {V:...}"
 _EXPLICIT = "spmd's make_mesh defaults to Auto axes (docs/DESIGN.md); JAX 0.10.2's to Explicit"
 _MESH = (
     "a jit whose arguments sit on a mesh other than the context mesh (same devices): JAX gives "
@@ -27,12 +25,6 @@ _MESH = (
 )
 # cell -> (what spmd records, None for any value unlike JAX's; why it differs from JAX 0.10.2).
 KNOWN: dict[str, tuple[object, str]] = {
-    "vary.split.x": (["float32[3]", [3]], _NO_VMA),
-    "vma.x": ("float32[3]", _NO_VMA),
-    "vma2.x": ("float32[2,2]", _NO_VMA),
-    "vma2.y": ("float32[2,2]", _NO_VMA),
-    "pcast.y": ("float32[6]", _NO_VMA),
-    "psum.before": (["int32[4]", [4]], _NO_VMA),
     "pvary.jaxpr": (
         None,
         _EXPLICIT + ": the outer types print no @i, the mesh as Mesh(..., axis_types=(Auto,))",
