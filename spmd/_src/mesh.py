@@ -79,6 +79,9 @@ class AbstractMesh:
                 f"AbstractMesh: {len(self.axis_sizes)} axis sizes but {len(self.axis_names)} names"
             )
         self.axis_types = _axis_types(axis_types, len(self.axis_names), "AbstractMesh")
+        # A concrete mesh's abstract mesh knows its devices' kind (JAX prints it); one built
+        # by hand does not.
+        self._device_kind: str | None = None
 
     @property
     def shape(self) -> OrderedDict:
@@ -103,10 +106,11 @@ class AbstractMesh:
         return hash((self.axis_sizes, self.axis_names, self.axis_types))
 
     def __repr__(self) -> str:
-        return (
-            f"AbstractMesh({_fmt_axes(self.axis_names, self.axis_sizes, self.axis_types)}, "
-            "device_kind=cpu, num_cores=None, platform=cpu)"
-        )
+        axes = _fmt_axes(self.axis_names, self.axis_sizes, self.axis_types)
+        if self._device_kind is None:
+            return f"AbstractMesh({axes})"
+        kind = self._device_kind
+        return f"AbstractMesh({axes}, device_kind={kind}, num_cores=None, platform={kind})"
 
 
 class Mesh:
@@ -207,7 +211,9 @@ class Mesh:
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        m = AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        m._device_kind = "cpu"
+        return m
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Mesh):
@@ -324,6 +330,12 @@ def use_abstract_mesh(mesh: AbstractMesh):
     if not isinstance(mesh, AbstractMesh):
         raise ValueError(
             "Expected mesh of type `spmd.sharding.AbstractMesh`. Got type: " + str(type(mesh))
+        )
+    prev = get_abstract_mesh()
+    if not prev.empty and not mesh.empty and prev.size != mesh.size:
+        raise ValueError(
+            f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: {mesh} with "
+            f"size={mesh.size} and prev mesh: {prev} with size={prev.size}"
         )
     _ctx.abstract.append(mesh)
     try:

@@ -24,7 +24,7 @@ from typing import Any
 
 from spmd._src import devices as dev
 from spmd._src.config import config
-from spmd._src.mesh import AxisType, Mesh, get_mesh
+from spmd._src.mesh import AxisType, Mesh, get_abstract_mesh, get_mesh
 
 
 class DuplicateSpecError(ValueError):
@@ -419,7 +419,25 @@ def resolve_spec(spec: PartitionSpec, who: str, error: type = ValueError) -> Nam
             f"{who}: a PartitionSpec {spec} needs a mesh; use NamedSharding(mesh, spec) or set "
             "a mesh with spmd.set_mesh(mesh) / `with spmd.sharding.use_mesh(mesh):`."
         )
-    return NamedSharding(mesh, spec)
+    return NamedSharding(_concrete_of_abstract(mesh), spec)
+
+
+def _concrete_of_abstract(mesh: Mesh) -> Mesh:
+    """The concrete mesh a spec means under ``use_abstract_mesh``: an abstract mesh of other
+    axis sizes or names (the same number of devices) lays the context mesh's devices out in its
+    own shape, as JAX gives a jit's results on it (f32[8@A,4] inside a jit under a 4x2 mesh;
+    use_abstract_mesh keeps the number of devices)."""
+    abstract = get_abstract_mesh()
+    if abstract.empty or (
+        tuple(abstract.axis_sizes) == tuple(mesh.axis_sizes)
+        and tuple(abstract.axis_names) == tuple(mesh.axis_names)
+    ):
+        return mesh
+    return Mesh(
+        mesh.devices.reshape(tuple(abstract.axis_sizes)),
+        tuple(abstract.axis_names),
+        axis_types=tuple(abstract.axis_types),
+    )
 
 
 def explicit_axes(sharding: Sharding) -> bool:
