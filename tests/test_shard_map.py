@@ -814,3 +814,32 @@ def test_typeof_in_the_body_shows_the_axes_a_value_varies_over():
     )  # fmt: skip
     g(jnp.ones(4))
     assert str(seen["unchecked"]) == "float32[2]"
+
+
+@pytest.mark.parametrize("length", [1, 2])
+def test_grad_through_a_scan_passing_blocks_around_a_ring(length):
+    # A residual made by the scan's partial evaluation varies over the axis (the carried
+    # block is ppermuted): it must be returned stacked over it, not as replicated. Values from
+    # JAX 0.10.2 (8 CPU devices).
+    mesh = spmd.make_mesh((8,), ("i",))
+    perm = [(j, (j + 1) % 8) for j in range(8)]
+
+    def body(q, k):
+        def step(c, _):
+            k, acc = c
+            return (lax.ppermute(k, "i", perm), acc + (q * k).sum()), None
+
+        init = (k, lax.pcast(jnp.zeros(()), "i", to="varying"))
+        (_, acc), _ = lax.scan(step, init, None, length=length)
+        return acc[None]
+
+    f = spmd.shard_map(body, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    x = jnp.arange(16.0)
+    gq, gk = spmd.grad(lambda q, k: f(q, k).sum(), argnums=(0, 1))(x, x)
+    if length == 1:
+        want_q = want_k = np.arange(16.0)
+    else:
+        want_q = [14, 16, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28]
+        want_k = [2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 14, 16]
+    np.testing.assert_array_equal(gq, np.asarray(want_q, np.float32))
+    np.testing.assert_array_equal(gk, np.asarray(want_k, np.float32))

@@ -31,7 +31,7 @@ from spmd._src.lax import parallel
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.control_flow import common as cf_common
 from spmd._src.mesh import Mesh
-from spmd._src.shard_map_check import _BodyContext, _type_body
+from spmd._src.shard_map_check import _BodyContext, _spec_vma, _type_body, _Typer, infer_outputs
 from spmd._src.sharding import P, PartitionSpec, spec_axes
 from spmd._src.util import prod
 
@@ -92,10 +92,10 @@ def _shard_map_jvp(primals, tangents, **params):
     return primal_out, tangent_out
 
 
-def _residual_spec(aval: ShapedArray, manual: tuple, check_vma: bool) -> PartitionSpec:
+def _residual_spec(vma: frozenset, manual: tuple, check_vma: bool) -> PartitionSpec:
     # A residual is stacked along its first dimension over the axes it varies over (every
     # manual axis without check_vma), as in JAX (a scalar is given a dimension of size 1).
-    axes = tuple(a for a in manual if a in aval.vma) if check_vma else manual
+    axes = tuple(a for a in manual if a in vma) if check_vma else manual
     if not axes:
         return P()
     return P(axes if len(axes) > 1 else axes[0])
@@ -119,9 +119,16 @@ def _shard_map_partial_eval(eqn: core.JaxprEqn, unknowns: Sequence[bool]):
     known_in = [a for a, u in zip(eqn.invars, unknowns) if not u]
     known_in_specs = [s for s, u in zip(in_specs, unknowns) if not u]
     forwarded = {id(v): (a, s) for v, a, s in zip(kj.invars, known_in, known_in_specs)}
+    res_vmas = [frozenset()] * len(residuals)
+    if check_vma:
+        # The axes each residual varies over, from the known body typed anew: partial
+        # evaluation makes variables (a loop's residuals) whose types carry no axes.
+        with _BodyContext(mesh, manual, check_vma):
+            in_vmas = [_spec_vma(s, manual) for s in known_in_specs]
+            res_vmas = infer_outputs(_Typer(mesh.axis_names, None), kj, in_vmas)[n_known:]
     res_atoms, res_specs, res_out, res_out_specs = [], [], [], []
     promoted = []  # per residual: a returned scalar, given a leading dimension of size 1
-    for r in residuals:
+    for r, vma in zip(residuals, res_vmas):
         fwd = forwarded.get(id(r)) if type(r) is core.Var else None
         promoted.append(fwd is None and r.aval.ndim == 0)
         if fwd is not None:
@@ -129,7 +136,7 @@ def _shard_map_partial_eval(eqn: core.JaxprEqn, unknowns: Sequence[bool]):
             res_specs.append(fwd[1])
             continue
         aval = r.aval.update(shape=(1,)) if promoted[-1] else r.aval
-        spec = _residual_spec(aval, manual, check_vma)
+        spec = _residual_spec(vma, manual, check_vma)
         (outer,) = _global_avals([aval], [spec], mesh)
         v = core.Var(outer)
         res_atoms.append(v)
