@@ -152,6 +152,28 @@ def test_cond_branch_structure_mismatch():
     )
 
 
+def test_cond_branches_must_agree_on_shardings_in_types():
+    # On an Explicit mesh a result's sharding is part of its type (JAX 0.10; the explicit-sharding
+    # tutorial): branches returning f32[8@X] and f32[8@Y] (or f32[8]) differ, eager and in jit.
+    from spmd.sharding import AxisType, reshard
+    from spmd.sharding import PartitionSpec as P
+
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh):
+        s = reshard(jnp.arange(8.0), P("X"))
+        with pytest.raises(TypeError, match=r"output of true_fun has type float32\[8@X\] but the "
+                                            r"corresponding output of false_fun has type "
+                                            r"float32\[8@Y\]\.\n"):  # fmt: skip
+            lax.cond(True, lambda: s, lambda: reshard(s, P("Y")))
+        with pytest.raises(TypeError, match=r"float32\[8@X\] .* false_fun has type float32\[8\]"):
+            spmd.jit(lambda p, x: lax.cond(p, lambda: x, lambda: reshard(x, P())))(True, s)
+        with pytest.raises(TypeError, match=r"branch 0 has type float32\[8@X\] .* branch2 has "):
+            lax.switch(1, [lambda x: x, lambda x: x * 2, lambda x: reshard(x, P("Y"))], s)
+        out = spmd.jit(lambda p, x: lax.cond(p, lambda: x, lambda: x + 1))(False, s)
+        assert str(spmd.typeof(out)) == "float32[8@X]"
+        np.testing.assert_array_equal(np.asarray(out), np.arange(8.0) + 1)
+
+
 def test_switch_branch_type_mismatch_names_branches():
     with pytest.raises(TypeError, match="The output of branch 0 has type float32.*branch1"):
         lax.switch(1, [lambda x: x, lambda x: x.astype(jnp.int32)], 1.0)

@@ -22,6 +22,7 @@ from spmd._src import core, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, JaxprEqn, Var
+from spmd._src.core_printing import typed_str
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
@@ -143,8 +144,10 @@ def _cond(index, funs, positions, names, operands, api: str):
     types = common.types_of(leaves)
     traced = [common.trace_tree_fun(f, in_tree, avals, api, types) for f in funs]
     outs0 = traced[0][1]
-    for f, (_, outs), name in zip(funs[1:], traced[1:], names[1:]):
-        _check_branch_outputs(api, names[0], name, funs[0], f, outs0, outs)
+    # The results' shardings in types (Explicit mesh axes) are part of their types too.
+    types = [[getattr(v, "sharding", None) for v in c.jaxpr.outvars] for c, _ in traced]
+    for f, (_, outs), name, ts in zip(funs[1:], traced[1:], names[1:], types[1:]):
+        _check_branch_outputs(api, names[0], name, funs[0], f, outs0, outs, (types[0], ts))
 
     # Constants: each branch's, de-duplicated by identity, become shared leading operands.
     consts: list[Any] = []
@@ -180,7 +183,9 @@ def _with_shared_consts(closed: ClosedJaxpr, consts: list, slot: dict) -> Closed
     return ClosedJaxpr(core.Jaxpr([], invars + j.invars, j.outvars, j.eqns, j.debug_info), [])
 
 
-def _check_branch_outputs(api, name1, name2, f1, f2, outs1, outs2) -> None:
+def _check_branch_outputs(api, name1, name2, f1, f2, outs1, outs2, types=None) -> None:
+    """TypeError when two branches' outputs differ in structure or type; ``types``: their
+    shardings in types (Explicit mesh axes), which must agree too."""
     info = f"{name1} is {common.fun_sourceinfo(f1)}\n{name2} is {common.fun_sourceinfo(f2)}\n\n"
 
     def at(p):
@@ -199,12 +204,15 @@ def _check_branch_outputs(api, name1, name2, f1, f2, outs1, outs2) -> None:
             f"Revise {name1} and/or {name2} so that they have the same pytree structure."
         )
     a1s, a2s = tu.tree_leaves(outs1), tu.tree_leaves(outs2)
-    diffs = [
-        f"the output of {name1}{at(p)} has type {a1.str_short(False)} but the corresponding "
-        f"output of {name2} has type {a2.str_short(False)}{common.mismatch_reason(a1, a2)}"
-        for p, a1, a2 in zip(common.leaf_paths(outs1), a1s, a2s)
-        if not common.typematch(a1, a2)
-    ]
+    t1s, t2s = types if types is not None else ([None] * len(a1s), [None] * len(a2s))
+    diffs = []
+    for p, a1, a2, s1, s2 in zip(common.leaf_paths(outs1), a1s, a2s, t1s, t2s):
+        ty1, ty2 = typed_str(a1, s1, short=False), typed_str(a2, s2, short=False)
+        if not common.typematch(a1, a2) or ty1 != ty2:
+            diffs.append(
+                f"the output of {name1}{at(p)} has type {ty1} but the corresponding output of "
+                f"{name2} has type {ty2}{common.mismatch_reason(a1, a2)}"
+            )
     if diffs:
         raise TypeError(
             f"{api} branches must have equal output types but they differ.\n\n"
