@@ -843,3 +843,23 @@ def test_grad_through_a_scan_passing_blocks_around_a_ring(length):
         want_k = [2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 14, 16]
     np.testing.assert_array_equal(gq, np.asarray(want_q, np.float32))
     np.testing.assert_array_equal(gk, np.asarray(want_k, np.float32))
+
+
+def test_transformed_jit_of_shard_map_places_results_as_the_jit_call():
+    # A jit bound eagerly by vjp/linearize/vmap (its known or transposed part run at once)
+    # places results as calling it does, though no operand is placed (JAX 0.10.2: the same
+    # shardings as below).
+    mesh = spmd.make_mesh((8,), ("i",))
+    x = jnp.arange(16.0)
+    g = spmd.jit(spmd.shard_map(lambda q, k: q * k, mesh=mesh, in_specs=P("i"), out_specs=P("i")))
+    y, f_vjp = spmd.vjp(lambda q: g(q, x), x)
+    (ct,) = f_vjp(jnp.ones(16))
+    _, f_lin = spmd.linearize(lambda q: g(q, x), x)
+    v = spmd.vmap(g, in_axes=(0, None))(jnp.ones((3, 16)), x)
+    for r, spec in [(y, P("i")), (ct, P("i")), (f_lin(x), P("i")), (v, P(None, "i"))]:
+        assert r.sharding == NamedSharding(mesh, spec), r.sharding
+        assert r.committed
+    np.testing.assert_array_equal(ct, x)
+    # Without a placing body the results stay where they were (uncommitted, default device).
+    h = spmd.grad(lambda q: spmd.jit(lambda q: q.sum())(q))(x)
+    assert not h.committed and isinstance(h.sharding, spmd.sharding.SingleDeviceSharding)

@@ -113,6 +113,25 @@ def _eager_out_aval(prim: core.Primitive, sig: tuple, params: dict) -> Any:
     return out
 
 
+# Per call jaxpr (by id, the jaxpr kept alive beside its answer; bounded): whether running it
+# places a result though no operand is placed (a shard_map or constraint inside: a jit bound
+# eagerly by grad or vmap must place its results as the jit call does).
+_places: dict[int, tuple[Any, bool]] = {}
+
+
+def _call_places(prim: core.Primitive, params: dict) -> bool:
+    call = sharding_rules.call_jaxprs.get(prim)
+    if call is None:
+        return False
+    inner = call(core.JaxprEqn([], [], prim, params))
+    hit = _places.get(id(inner))
+    if hit is None or hit[0] is not inner:
+        if len(_places) >= 256:
+            _places.clear()
+        hit = _places[id(inner)] = (inner, sharding_rules.has_constraints(inner))
+    return hit[1]
+
+
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
     sig, vals = [], []
     sharded = False
@@ -138,6 +157,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         or prim in sharding_rules.sets_sharding
         or prim in sharding_rules.observers
         or sharding_rules.given_sharding(prim, params) is not None
+        or _call_places(prim, params)
     ):
         shardings = [x._sharding if type(x) is Array else None for x in args]
         avals = [ShapedArray(*s) for s in sig]
