@@ -427,3 +427,25 @@ def test_compiled_select_n_equals_where_bit_for_bit_in_place_or_not(dtype):
             np.testing.assert_array_equal(got.view(u), want.view(u), err_msg=f"case {i}")
     text = spmd.jit(cases[1][0]).lower(Array(m), Array(a), Array(b)).compile().as_text()
     assert ", out=" in text, text  # select_n writes into a * 1
+
+
+def test_jit_built_again_for_a_function_finds_its_traces():
+    # JAX keys traces by the function: jit(f)(4.) then jit(f)(5.) trace f once, and read a
+    # global as it was then (the Sharp Bits page's impure functions).
+    traced = []
+    g = [0.0]
+
+    def f(x):
+        traced.append(x.shape)
+        return x + g[0]
+
+    assert float(spmd.jit(f)(4.0)) == 4.0
+    g[0] = 10.0
+    assert float(spmd.jit(f)(5.0)) == 5.0  # the cached trace, with the old global
+    assert [float(v) for v in spmd.jit(f)(spmd.numpy.array([4.0]))] == [14.0]
+    assert traced == [(), (1,)]
+    # Other options are another trace; clear_caches forgets them all.
+    spmd.jit(f, donate_argnums=0)(5.0)
+    spmd.clear_caches()
+    spmd.jit(f)(5.0)
+    assert traced == [(), (1,), (), ()]

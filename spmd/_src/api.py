@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import weakref
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
@@ -270,6 +271,21 @@ def _ensure_tuple(x) -> tuple:
     return tuple(x)
 
 
+# fun -> {jit options -> traces}: as in JAX, jit(f) built again for the same function with the
+# same options finds f's traces (a function run under jit(f)(x) twice is traced once).
+_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _traces_of(fun: Callable, options: tuple) -> LRU:
+    """The trace cache jit objects of ``fun`` with these ``options`` share (a cache of their
+    own for functions that take no weak reference, or options that do not hash)."""
+    try:
+        per_fun = _TRACES.setdefault(fun, {})
+        return per_fun.setdefault(options, LRU(config.spmd_jit_cache_size))
+    except TypeError:
+        return LRU(config.spmd_jit_cache_size)
+
+
 class JitWrapped:
     """The result of ``jit(fun)``: call it, or ``.lower(*args)``/``.trace(*args)`` it."""
 
@@ -324,7 +340,9 @@ class JitWrapped:
         self.out_shardings = out_shardings
         self._has_placements = in_shardings is not None or out_shardings is not None
         self._in_specs: dict = {}  # (entry, mesh in context) -> in_shardings per leaf
-        self._cache = LRU(config.spmd_jit_cache_size)
+        self._cache = _traces_of(fun, (self._static_argnums, self._static_argnames,
+                                       self._donate_argnums, donate_argnames, in_shardings,
+                                       out_shardings, keep_unused, inline))  # fmt: skip
         # Entries for calls with positional Array arguments only, keyed by their types.
         self._fast: dict = {}
         self._fast_ok = not self._static_argnums

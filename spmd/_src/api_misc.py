@@ -135,8 +135,10 @@ def default_matmul_precision(value: str | None) -> Iterator[None]:
 def clear_caches() -> None:
     """Forget every traced and compiled program: jitted functions trace again when next
     called."""
-    from spmd._src import dispatch, lowering
+    from spmd._src import api, dispatch, lowering
     from spmd._src.api import JitWrapped
+
+    api._TRACES.clear()
 
     # Jitted functions keep their caches themselves; they are found among live objects
     # (clearing is rare, and a registry would cost every jit a weak reference).
