@@ -6,6 +6,7 @@ from __future__ import annotations
 import types
 
 import numpy as np
+import pytest
 from golden_compare import load_golden_family
 
 import spmd
@@ -21,3 +22,28 @@ def test_lines_match_jax():
     ns = types.SimpleNamespace(jax=spmd, jnp=jnp, np=np, P=P, AxisType=AxisType, reshard=reshard)
     gen.program(ns, lambda *a: lines.append(" ".join(str(x) for x in a)))
     assert lines == GOLDEN
+
+
+def test_shape_dtype_struct_sharding_types_make_jaxpr_and_jit():
+    # As JAX 0.10's: a ShapeDtypeStruct's sharding (a PartitionSpec resolved on the mesh in
+    # context when made) types the argument make_jaxpr and jit trace it as (f32[8@X,4@Y]).
+    with pytest.raises(TypeError, match=r"ShapeDtypeStruct of shape \(8, 4\).*needs a mesh"):
+        spmd.ShapeDtypeStruct((8, 4), jnp.float32, sharding=P("X", "Y"))
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    want = (
+        "{ lambda ; a:f32[8@X,4@Y]. let\n    b:f32[8@X,4@Y] = sin a\n"
+        "    c:f32[8@X,4@Y] = mul b 2.0:f32[]\n  in (c,) }"
+    )
+    f = lambda x: jnp.sin(x) * 2  # noqa: E731
+    named = spmd.ShapeDtypeStruct(
+        (8, 4), jnp.float32, sharding=spmd.NamedSharding(mesh, P("X", "Y"))
+    )
+    assert str(spmd.make_jaxpr(f)(named)) == want
+    with spmd.set_mesh(mesh):
+        spec = spmd.ShapeDtypeStruct((8, 4), jnp.float32, sharding=P("X", "Y"))
+        assert spec.sharding == spmd.NamedSharding(mesh, P("X", "Y"))
+        assert str(spmd.make_jaxpr(f)(spec)) == want
+        assert str(spmd.jit(f).trace(spec).jaxpr) == want
+        # Without a sharding, the argument is unsharded.
+        plain = spmd.ShapeDtypeStruct((8, 4), jnp.float32)
+        assert "a:f32[8,4]." in str(spmd.make_jaxpr(f)(plain))

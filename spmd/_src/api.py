@@ -45,8 +45,10 @@ from spmd._src.mesh import get_mesh, traced_context_mesh
 from spmd._src.sharding import (
     IndivisibleError,
     NamedSharding,
+    PartitionSpec,
     Sharding,
     equivalent,
+    resolve_spec,
     uneven_dims,
     uneven_message,
 )
@@ -70,8 +72,19 @@ class ShapeDtypeStruct:
                 f"{sharding!r} of type {type(sharding).__name__} for shape {self.shape} (a "
                 "memory space is given as a sharding's memory_kind, e.g. 'pinned_host')."
             )
+        if isinstance(sharding, PartitionSpec):
+            # A bare spec means the mesh in context, resolved now (as JAX's ShapeDtypeStruct).
+            sharding = resolve_spec(
+                sharding, f"ShapeDtypeStruct of shape {self.shape} (sharding={sharding})", TypeError
+            )
         self.sharding = sharding
         self.weak_type = weak_type
+
+    @property
+    def _sharding_in_type(self) -> Any:
+        """The sharding a value of this type has (make_jaxpr and jit type their arguments with
+        it on Explicit mesh axes: f32[8@X,4])."""
+        return self.sharding
 
     @property
     def ndim(self) -> int:

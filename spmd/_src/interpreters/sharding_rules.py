@@ -649,7 +649,8 @@ def type_sharding(x: Any) -> Any:
             continue
         primal = getattr(x, "primal", None)
         if primal is None or primal is x:
-            return None
+            # A ShapeDtypeStruct standing in for an array: the sharding it names.
+            return _unmapped(explicit_or_none(getattr(x, "_sharding_in_type", None)), mapped)
         x = primal
 
 
