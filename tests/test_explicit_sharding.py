@@ -11,7 +11,7 @@ from golden_compare import load_golden_family
 
 import spmd
 import spmd.numpy as jnp
-from spmd.sharding import AxisType, reshard
+from spmd.sharding import AxisType, NamedSharding, reshard
 from spmd.sharding import PartitionSpec as P
 
 gen, GOLDEN = load_golden_family("explicit_sharding", "lines")
@@ -47,3 +47,28 @@ def test_shape_dtype_struct_sharding_types_make_jaxpr_and_jit():
         # Without a sharding, the argument is unsharded.
         plain = spmd.ShapeDtypeStruct((8, 4), jnp.float32)
         assert "a:f32[8,4]." in str(spmd.make_jaxpr(f)(plain))
+
+
+def test_typeof_repr_and_its_sharding_carry_the_explicit_axes_only():
+    # repr as JAX's (the tutorial prints f"{jax.typeof(y) = }"); the type's sharding names the
+    # Explicit mesh axes only: inside auto_axes the array is still sharded over X, its type not.
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh):
+        a = reshard(np.arange(8.0, dtype=np.float32), P("X"))
+        assert repr(spmd.typeof(a)) == "ShapedArray(float32[8@X])"
+        assert repr(spmd.typeof(1.0)) == "ShapedArray(float32[], weak_type=True)"
+        assert str(spmd.typeof(1.0)) == "~float32[]"
+        assert spmd.typeof(a).sharding.spec == P("X")
+        seen = {}
+
+        def g(x):
+            seen["concrete"], seen["type"] = x.sharding.spec, spmd.typeof(x).sharding.spec
+            seen["repr"] = repr(spmd.typeof(x))
+            return x
+
+        spmd.sharding.auto_axes(g, out_sharding=P("X"))(a)
+        assert seen == {"concrete": P("X"), "type": P(None), "repr": "ShapedArray(float32[8])"}
+    mixed = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Auto, AxisType.Explicit))
+    b = spmd.device_put(np.ones((4, 4)), NamedSharding(mixed, P("X", "Y")))
+    assert spmd.typeof(b).sharding.spec == P(None, "Y") and b.sharding.spec == P("X", "Y")
+    assert repr(spmd.typeof(b)) == "ShapedArray(float32[4,4@Y])"

@@ -267,7 +267,7 @@ class TypeOf:
         self, aval: core.ShapedArray, sharding: Sharding | None, vma: frozenset | None = None
     ) -> None:
         self.shape, self.dtype, self.weak_type = aval.shape, aval.dtype, aval.weak_type
-        self.sharding = sharding
+        self.sharding = _in_type(sharding, len(aval.shape))
         self.memory_space = getattr(aval, "memory_space", core.DEVICE_SPACE)
         # The mesh axes a shard_map body's value varies over (``{V:i}``), as in the jaxpr.
         self.vma = getattr(aval, "vma", frozenset()) if vma is None else vma
@@ -278,26 +278,44 @@ class TypeOf:
         return ManualAxisType(frozenset(self.vma))
 
     def __str__(self) -> str:
+        weak = "~" if self.weak_type else ""  # a weak type, as JAX's typeof prints it
+        return weak + self._text()
+
+    def __repr__(self) -> str:
+        # As JAX's repr of the type: ShapedArray(float32[4@X]), ShapedArray(f32[], weak_type=True).
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self._text()}{weak})"
+
+    def _text(self) -> str:
         dims = [str(d) for d in self.shape]
         s = self.sharding
         if isinstance(s, NamedSharding):
-            types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
             for i, e in enumerate(s.spec._normalized(len(self.shape))):
-                axes = [a for a in spec_axes(e) if types.get(a) == AxisType.Explicit]
+                axes = list(spec_axes(e))
                 if axes:
                     dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
         space = self.memory_space  # float32<host>[8]: an array in host memory
         where = "" if space is core.DEVICE_SPACE else f"<{space.name.lower()}>"
-        weak = "~" if self.weak_type else ""  # a weak type, as JAX's typeof prints it
-        return f"{weak}{self.dtype.name}{where}[{','.join(dims)}]{core.vma_str(self.vma)}"
-
-    __repr__ = __str__
+        return f"{self.dtype.name}{where}[{','.join(dims)}]{core.vma_str(self.vma)}"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TypeOf) and str(self) == str(other)
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+def _in_type(sharding: Sharding | None, ndim: int) -> Sharding | None:
+    """The part of a sharding a type carries: the Explicit mesh axes only (an array's own
+    sharding may name Auto axes too; JAX's ``typeof(x).sharding.spec`` shows P(None,) there)."""
+    if not isinstance(sharding, NamedSharding):
+        return sharding
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    spec = []
+    for e in sharding.spec._normalized(ndim):
+        axes = [a for a in spec_axes(e) if types.get(a) == AxisType.Explicit]
+        spec.append(None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
+    return sharding.with_spec(PartitionSpec(*spec))
 
 
 def typeof(x: Any) -> TypeOf:
