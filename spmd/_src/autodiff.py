@@ -11,6 +11,7 @@ Array([0., 2., 4.], dtype=float32)
 
 from __future__ import annotations
 
+import copy
 import functools
 import operator
 from collections.abc import Callable, Sequence
@@ -61,6 +62,9 @@ def _as_value(x: Any) -> Any:
     """Python scalars and NumPy values become Arrays (tracers pass through)."""
     if isinstance(x, (core.Tracer, Array)):
         return x
+    if type(x) is float:
+        # A Python float stays one in the linear program (a literal, not a residual), as JAX's.
+        return core.with_literal_text(to_array(x), repr(x))
     return to_array(x)
 
 
@@ -96,6 +100,74 @@ def _linearize(fun: Callable, primals: tuple, has_aux: bool, who: str):
     return leaves, in_tree, outs[:n_out], box["out_tree"], aux, linear
 
 
+class _VjpStatic:
+    """What a VJP function knows besides its residuals: the linear map's program, the
+    arguments' and results' types and tree structures."""
+
+    def __init__(self, linear, in_avals, in_tree, out_tree, out_primals, n_aux) -> None:
+        self.linear = linear
+        self.in_avals = in_avals
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.out_avals = [ad.tangent_aval(core.get_aval(p)) for p in out_primals]
+        self.n_aux = n_aux
+
+
+def _inputs_first(linear: ad.LinearFunction, leaves: list) -> ad.LinearFunction:
+    """``linear`` with the residuals that are the primal inputs first (in their order), then
+    the others as they were made: the order of the leaves of JAX's VJP function."""
+    closed = linear.jaxpr
+    j = closed.jaxpr
+    pos = {id(x): i for i, x in enumerate(leaves)}
+    order = sorted(
+        range(len(j.constvars)),
+        key=lambda k: (0, pos[id(closed.consts[k])]) if id(closed.consts[k]) in pos else (1, k),
+    )
+    if order == list(range(len(order))):
+        return linear
+    jaxpr = core.Jaxpr([j.constvars[k] for k in order], j.invars, j.outvars, j.eqns, j.debug_info)
+    out = copy.copy(linear)
+    out.jaxpr = core.ClosedJaxpr(jaxpr, [closed.consts[k] for k in order])
+    return out
+
+
+def _vjp_pullback(static: _VjpStatic, residuals: list, *cts: Any) -> tuple[Any, ...]:
+    ct = cts[0] if len(cts) == 1 else cts
+    ct_leaves, ct_tree = tu.tree_flatten(ct)
+    out_tree = static.out_tree
+    if ct_tree != out_tree:
+        raise ValueError(
+            "vjp: unexpected tree structure of the cotangent: the argument to the VJP "
+            "function must have the structure of the differentiated function's output, "
+            f"{out_tree}, but got {ct_tree}."
+        )
+    for c, pa in zip(ct_leaves, static.out_avals):
+        ca = core.get_aval(c)
+        if ca.shape != pa.shape or ca.dtype != pa.dtype:
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{ca.dtype.name}[{','.join(map(str, ca.shape))}], but expected "
+                f"{pa.dtype.name}[{','.join(map(str, pa.shape))}] because the corresponding "
+                "output of the function had that type."
+            )
+        if getattr(ca, "memory_space", None) is not getattr(pa, "memory_space", None):
+            # A result in host memory (f32<host>[]) wants its cotangent there too: grad's
+            # seed is on the device, so grad of such a function fails, as JAX's does.
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{ca.str_short(False)}, but expected {pa.str_short(False)} because the "
+                "corresponding output of the differentiated function had JAX type "
+                f"{pa.str_short(False)}"
+            )
+    linear = copy.copy(static.linear)  # with these residuals (flattened and rebuilt: others)
+    linear.jaxpr = core.ClosedJaxpr(linear.jaxpr.jaxpr, list(residuals))
+    n_out = len(static.out_avals)
+    zeros = [Zero(a) for a in linear.out_avals[n_out:]]
+    ct_in = linear.transpose([_as_value(c) for c in ct_leaves] + zeros[: static.n_aux])
+    ct_in = [_instantiate_ct(c, a) for c, a in zip(ct_in, static.in_avals)]
+    return tu.tree_unflatten(static.in_tree, ct_in)
+
+
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """The outputs of ``fun`` and a function mapping output cotangents to input cotangents.
 
@@ -106,39 +178,11 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     leaves, in_tree, out_primals, out_tree, aux, linear = _linearize(fun, primals, has_aux, "vjp")
     in_avals = [core.get_aval(x) for x in leaves]
     n_aux = len(linear.out_avals) - len(out_primals)
-
-    def vjp_fun(*cts: Any) -> tuple[Any, ...]:
-        ct = cts[0] if len(cts) == 1 else cts
-        ct_leaves, ct_tree = tu.tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise ValueError(
-                "vjp: unexpected tree structure of the cotangent: the argument to the VJP "
-                "function must have the structure of the differentiated function's output, "
-                f"{out_tree}, but got {ct_tree}."
-            )
-        for c, p in zip(ct_leaves, out_primals):
-            ca, pa = core.get_aval(c), ad.tangent_aval(core.get_aval(p))
-            if ca.shape != pa.shape or ca.dtype != pa.dtype:
-                raise ValueError(
-                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                    f"{ca.dtype.name}[{','.join(map(str, ca.shape))}], but expected "
-                    f"{pa.dtype.name}[{','.join(map(str, pa.shape))}] because the corresponding "
-                    "output of the function had that type."
-                )
-            if getattr(ca, "memory_space", None) is not getattr(pa, "memory_space", None):
-                # A result in host memory (f32<host>[]) wants its cotangent there too: grad's
-                # seed is on the device, so grad of such a function fails, as JAX's does.
-                raise ValueError(
-                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                    f"{ca.str_short(False)}, but expected {pa.str_short(False)} because the "
-                    "corresponding output of the differentiated function had JAX type "
-                    f"{pa.str_short(False)}"
-                )
-        zeros = [Zero(a) for a in linear.out_avals[len(out_primals) :]]
-        ct_in = linear.transpose([_as_value(c) for c in ct_leaves] + zeros[:n_aux])
-        ct_in = [_instantiate_ct(c, a) for c, a in zip(ct_in, in_avals)]
-        return tu.tree_unflatten(in_tree, ct_in)
-
+    linear = _inputs_first(linear, leaves)
+    static = _VjpStatic(linear, in_avals, in_tree, out_tree, out_primals, n_aux)
+    # A pytree, as JAX's: its leaves are the residuals (the linear map's constants), so it
+    # can be passed through jit or flattened and rebuilt around other values.
+    vjp_fun = tu.Partial(functools.partial(_vjp_pullback, static), list(linear.jaxpr.consts))
     out = tu.tree_unflatten(out_tree, out_primals)
     if has_aux:
         return out, vjp_fun, aux

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import dtypes
+from spmd._src import dtypes, source_info
 from spmd._src.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -522,16 +522,21 @@ Atom = Var | Literal
 
 
 class JaxprEqn:
-    __slots__ = ("invars", "outvars", "primitive", "params")
+    # source_info: where user code made the equation ("file.py:line:col (function)"), kept only
+    # while spmd._src.source_info records it (print_saved_residuals); None elsewhere.
+    __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
 
-    def __init__(self, invars, outvars, primitive: Primitive, params: dict) -> None:
+    def __init__(
+        self, invars, outvars, primitive: Primitive, params: dict, source_info: str | None = None
+    ) -> None:
         self.invars = list(invars)
         self.outvars = list(outvars)
         self.primitive = primitive
         self.params = params
+        self.source_info = source_info
 
     def replace(self, **kw) -> JaxprEqn:
-        new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params)
+        new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params, self.source_info)
         for k, v in kw.items():
             setattr(new, k, v)
         return new
@@ -657,7 +662,14 @@ def eval_jaxpr(
         env[v] = x
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
-        if rebind is None:
+        if source_info.depth():
+            # Recording locations: what binding this equation makes is located where it was.
+            with source_info.at(eqn.source_info):
+                if rebind is None:
+                    outs = eqn.primitive.bind(*ins, **eqn.params)
+                else:
+                    outs = rebind(eqn, ins)
+        elif rebind is None:
             outs = eqn.primitive.bind(*ins, **eqn.params)
         else:
             outs = rebind(eqn, ins)

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from spmd._src import core, dispatch
+import numpy as np
+
+from spmd._src import core, dispatch, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from spmd._src.custom_derivatives.common import (
@@ -26,6 +28,7 @@ from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax.control_flow.common import typed, types_of
+from spmd._src.lax.elementwise import conversion as lax_conv
 
 # ---------------------------------------------------------------------------------------------
 # checkpoint / remat
@@ -60,10 +63,103 @@ def nothing_saveable(*_, **__) -> bool:
 
 
 def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable:
-    """Policy: save what either policy saves."""
+    """Policy: save what either policy saves (both must answer True or False)."""
 
     def policy(prim, *avals, **params):
-        return policy_1(prim, *avals, **params) or policy_2(prim, *avals, **params)
+        out1 = policy_1(prim, *avals, **params)
+        out2 = policy_2(prim, *avals, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(
+                "save_from_both_policies: the return value of the policies should be a "
+                f"boolean. Got: {out1} and {out2}. Please write a custom policy function "
+                "directly, rather than using this helper function."
+            )
+        return out1 or out2
+
+    return policy
+
+
+class Offloadable(NamedTuple):
+    """A policy's answer: save the value, moved from memory ``src`` to memory ``dst`` (memory
+    kinds: "device", "pinned_host") on the forward pass and back for the backward pass."""
+
+    src: str
+    dst: str
+
+
+def _named(prim, params: dict, names) -> bool:
+    # checkpoint_name's primitive (spmd._src.ad_checkpoint.name_p), by name: no import cycle.
+    return prim.name == "name" and params.get("name") in names
+
+
+def save_only_these_names(*names_which_can_be_saved: str) -> Callable:
+    """Policy: save only the values named (``checkpoint_name``) with one of these names."""
+    names = set(names_which_can_be_saved)
+
+    def policy(prim, *_, **params):
+        return _named(prim, params, names)
+
+    return policy
+
+
+def save_any_names_but_these(*names_not_to_save: str) -> Callable:
+    """Policy: save only named values, except those with one of these names."""
+    names = set(names_not_to_save)
+
+    def policy(prim, *_, **params):
+        return prim.name == "name" and params.get("name") not in names
+
+    return policy
+
+
+def save_anything_except_these_names(*names_not_to_save: str) -> Callable:
+    """Policy: save every value except those named with one of these names."""
+    names = set(names_not_to_save)
+
+    def policy(prim, *_, **params):
+        return not _named(prim, params, names)
+
+    return policy
+
+
+def save_and_offload_only_these_names(
+    *,
+    names_which_can_be_saved,
+    names_which_can_be_offloaded,
+    offload_src: str,
+    offload_dst: str,
+) -> Callable:
+    """Policy: save the values named in ``names_which_can_be_saved`` where they are, move those
+    named in ``names_which_can_be_offloaded`` from ``offload_src`` to ``offload_dst`` memory
+    for the backward pass; recompute everything else."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "save_and_offload_only_these_names: the names should be exclusive and should not "
+            f"intersect, got names_which_can_be_saved={sorted(saved)} and "
+            f"names_which_can_be_offloaded={sorted(offloaded)}, both naming {sorted(both)}"
+        )
+
+    def policy(prim, *_, **params):
+        if _named(prim, params, saved):
+            return True
+        if _named(prim, params, offloaded):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return False
+
+    return policy
+
+
+def offload_dot_with_no_batch_dims(offload_src: str, offload_dst: str) -> Callable:
+    """Policy: move the results of matrix multiplies without batch dimensions from
+    ``offload_src`` to ``offload_dst`` memory for the backward pass; recompute the rest."""
+    dots = _DotsSaveable(True)
+
+    def policy(prim, *avals, **params):
+        if dots(prim, *avals, **params):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return False
 
     return policy
 
@@ -79,6 +175,11 @@ class _Policies:
     dots_with_no_batch_dims_saveable = _DotsSaveable(True)
     checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
     save_from_both_policies = staticmethod(save_from_both_policies)
+    save_only_these_names = staticmethod(save_only_these_names)
+    save_any_names_but_these = staticmethod(save_any_names_but_these)
+    save_anything_except_these_names = staticmethod(save_anything_except_these_names)
+    save_and_offload_only_these_names = staticmethod(save_and_offload_only_these_names)
+    offload_dot_with_no_batch_dims = staticmethod(offload_dot_with_no_batch_dims)
 
     def __repr__(self) -> str:
         return "<module 'spmd.checkpoint_policies'>"
@@ -223,11 +324,42 @@ def _inline_eqns(jaxpr: Jaxpr, in_atoms: Sequence[Any], out_vars: Sequence[Var])
             nv = rename.get(id(v)) or Var(v.aval)
             env[id(v)] = nv
             outs.append(nv)
-        eqns.append(JaxprEqn(ins, outs, e.primitive, e.params))
+        eqns.append(JaxprEqn(ins, outs, e.primitive, e.params, e.source_info))
     for a, o in copies:
         src = a if type(a) is Literal else env[id(a)]
         eqns.append(JaxprEqn([src], [o], lax_elem.copy_p, {}))
     return eqns
+
+
+def _insert_after(eqns: list, v: Var, new: JaxprEqn, rename_uses: bool = False) -> None:
+    """Put ``new`` (which reads ``v``) right after the equation making ``v``; with
+    ``rename_uses``, the equations after it read ``new``'s result instead of ``v``."""
+    at = next(i for i, e in enumerate(eqns) if any(o is v for o in e.outvars))
+    eqns.insert(at + 1, new)
+    if rename_uses:
+        out = new.outvars[0]
+        for j in range(at + 2, len(eqns)):
+            e = eqns[j]
+            if any(a is v for a in e.invars):
+                eqns[j] = e.replace(invars=[out if a is v else a for a in e.invars])
+
+
+def _moved(v: Var, kind: str) -> Var:
+    """A variable like ``v`` in memory ``kind``."""
+    return Var(v.aval.update(memory_space=core.mem_kind_to_space(kind)), sharding=v.sharding)
+
+
+def _device_put_eqn(src: Var, dst: Var, kind: str) -> JaxprEqn:
+    """``dst = device_put src`` into memory ``kind``, as JAX's offloading writes it (a copy;
+    no source location: spmd made it)."""
+    from spmd._src.lax.device_put import ArrayCopySemantics, device_put_p  # lazy: lax built later
+
+    params = dict(
+        devices=(core.mem_kind_to_space(kind),),
+        srcs=(None,),
+        copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,),
+    )
+    return JaxprEqn([src], [dst], device_put_p, params)
 
 
 def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
@@ -247,12 +379,14 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
 
     # Walk back from the residuals to the known inputs; a value the policy saves ends the walk
     # (it is passed from the known side), everything else on the way is recomputed.
-    def saveable(e: JaxprEqn) -> bool:
-        return policy is not None and bool(
-            policy(e.primitive, *[a.aval for a in e.invars], **e.params)
-        )
+    def saveable(e: JaxprEqn) -> bool | Offloadable:
+        if policy is None:
+            return False
+        d = policy(e.primitive, *[a.aval for a in e.invars], **e.params)
+        return d if isinstance(d, Offloadable) else bool(d)
 
     saved: list[Var] = []
+    offloaded: dict[int, Offloadable] = {}
     recompute: set[int] = set()  # ids of equations
     seen: set[int] = set()
     stack = [r for r in res_atoms if type(r) is Var]
@@ -264,13 +398,28 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
         e = producer.get(id(v))
         if e is None:  # a known input
             continue
-        if saveable(e):
+        d = saveable(e)
+        if d:
             saved.append(v)
+            if isinstance(d, Offloadable):
+                offloaded[id(v)] = d
             continue
         if id(e) not in recompute:
             recompute.add(id(e))
             stack.extend(a for a in e.invars if type(a) is Var)
-    rec_jaxpr = Jaxpr([], kj.invars + saved, res_atoms, [e for e in kj.eqns if id(e) in recompute])
+    # In the order the forward pass makes them, as JAX passes them.
+    order = {id(o): i for i, e in enumerate(kj.eqns) for o in e.outvars}
+    saved.sort(key=lambda v: order[id(v)])
+    # An offloaded value reaches the recomputation in its offload memory and is moved back.
+    saved_in = [_moved(v, offloaded[id(v)].dst) if id(v) in offloaded else v for v in saved]
+    back = [
+        _device_put_eqn(h, v, offloaded[id(v)].src)
+        for h, v in zip(saved_in, saved)
+        if id(v) in offloaded
+    ]
+    rec_eqns = back + [e for e in kj.eqns if id(e) in recompute]
+    # Saved values come first (then the known inputs, the unknown ones), as in JAX's remat2.
+    rec_jaxpr = Jaxpr([], saved_in + kj.invars, res_atoms, rec_eqns)
 
     # The known side: known outputs and saved intermediates, inlined.
     kj_kept = pe.dce_jaxpr(Jaxpr([], kj.invars, kj.outvars[:n_kout] + saved, kj.eqns))
@@ -278,6 +427,27 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
     known_out_vars = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
     saved_vars = [Var(v.aval, sharding=v.sharding) for v in saved]
     known_eqns = _inline_eqns(kj_kept, known_in_atoms, known_out_vars + saved_vars)
+    made = {id(o) for e in known_eqns for o in e.outvars}
+    for i, (v, sv) in enumerate(zip(saved, saved_vars)):
+        if id(sv) not in made:
+            continue  # a known input saved as it is
+        if id(v) in offloaded:
+            # Offloaded values leave for their memory as soon as they are made.
+            moved = _moved(sv, offloaded[id(v)].dst)
+            _insert_after(known_eqns, sv, _device_put_eqn(sv, moved, offloaded[id(v)].dst))
+            saved_vars[i] = moved
+        elif dtypes.issubdtype(sv.aval.dtype, np.floating):
+            # As JAX: a saved float is rounded to its type's precision where it is made, and
+            # the forward pass goes on with the rounded value, so the backward pass sees what
+            # the forward pass used (no excess precision on one side only).
+            rounded = Var(sv.aval, sharding=sv.sharding)
+            fi = dtypes.finfo(sv.aval.dtype)
+            rp = JaxprEqn(
+                [sv], [rounded], lax_conv.reduce_precision_p,
+                {"exponent_bits": fi.nexp, "mantissa_bits": fi.nmant},
+            )  # fmt: skip
+            _insert_after(known_eqns, sv, rp, rename_uses=True)
+            saved_vars[i] = rounded
 
     unknown_out_vars = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
     if not unknown_out_vars:
@@ -307,7 +477,7 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
     keep = [id(v) in used for v in uj.invars]
     uj = Jaxpr(uj.constvars, [v for v, k in zip(uj.invars, keep) if k], uj.outvars, uj.eqns)
     u_closed = ClosedJaxpr(uj, u_closed.consts)
-    in_atoms = known_in_atoms + saved_vars + unk_in_atoms
+    in_atoms = saved_vars + known_in_atoms + unk_in_atoms
     u_eqn = JaxprEqn(
         [a for a, k in zip(in_atoms, keep) if k],
         unknown_out_vars,

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, source_info
 from spmd._src.core import DEVICE_SPACE, Jaxpr, Literal, ShapedArray, Tracer, Var
 from spmd._src.interpreters import sharding_rules
 
@@ -279,6 +279,8 @@ def _linearize_joint(trace: JVPTrace, prim, joint, primals, tangents, params):
     # programs the same objects, so their compiled forms are reused too (eager grad of a jit
     # would otherwise compile them anew).
     cache, key = _joint_split_key(prim, params, p_avals, nonzero)
+    if source_info.depth():
+        cache = None  # a split made earlier did not record where its equations come from
     if cache is not None:
         key = (key, tuple(constant), tuple(types or ()))
     if cache is None:

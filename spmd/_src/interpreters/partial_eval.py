@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, memory_spaces
+from spmd._src import core, memory_spaces, source_info
 from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Tracer, Var
 from spmd._src.interpreters import sharding_rules
 
@@ -94,10 +94,20 @@ class JaxprTrace(core.Trace):
             return x._var
         return self.const_atom(x)
 
+    def _residual(self, x: Any) -> bool:
+        # Partial evaluation (linearize's tangent trace): a scalar the known side computed is
+        # a residual, a constant of the linear program (a leaf of the VJP function, as in
+        # JAX), not a literal; Python numbers (and arrays standing for one) stay literals.
+        if self.known_trace is None:
+            return False
+        from spmd._src.array import Array  # lazy: arrays are built on the tracing machinery
+
+        return isinstance(x, Array) and getattr(x, "_py_text", None) is None
+
     def const_atom(self, x: Any) -> Var | Literal:
         if not isinstance(x, Tracer):
             aval = core.get_aval(x)
-            if aval.shape == () and _is_literalable(x):
+            if aval.shape == () and _is_literalable(x) and not self._residual(x):
                 val = np.asarray(x, dtype=aval.dtype) if not isinstance(x, np.ndarray) else x
                 # A Python float reaching a primitive as it is prints as Python writes it, and
                 # so does an array standing for one (Array._py_text).
@@ -133,7 +143,7 @@ class JaxprTrace(core.Trace):
             out = memory_spaces.typed_results(prim, params, avals, out)
         outs = out if prim.multiple_results else [out]
         outvars = [Var(a) for a in outs]
-        eqn = JaxprEqn(atoms, outvars, prim, params)
+        eqn = JaxprEqn(atoms, outvars, prim, params, source_info.current())
         if any(
             type(a) is Var and a.sharding is not None for a in atoms
         ) or sharding_rules.sets_sharding_here(eqn):
@@ -358,6 +368,12 @@ def partial_eval_jaxpr(
                 k, u, unknown_vars, *fwd = rule(eqn, ins_unknown)
             finally:
                 _constvars_stack.pop()
+            if eqn.source_info is not None:
+                # The known and unknown parts of the primitive (a scan's two scans) are located
+                # where it was; equations of other primitives a rule adds are its own.
+                for e in (*k, *u):
+                    if e.source_info is None and e.primitive is eqn.primitive:
+                        e.source_info = eqn.source_info
             known_eqns.extend(k)
             unknown_eqns.extend(u)
             unknown_ids.update(id(v) for v in unknown_vars)
