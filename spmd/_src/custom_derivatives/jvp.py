@@ -11,6 +11,8 @@ from spmd._src import core, dispatch, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.custom_derivatives.common import (
     SymbolicZero,
+    _arg_aval,
+    _as_operand,
     _batch_jaxpr_out0,
     _batched_aval,
     _call_with_consts,
@@ -24,10 +26,12 @@ from spmd._src.custom_derivatives.common import (
     _nondiff_positions,
     _pp_named_first,
     _resolve_args,
+    _split_nondiff,
     _to_value,
     _trace_primal,
     _unbatched_aval,
 )
+from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import rules as lax_rules
@@ -108,7 +112,6 @@ class custom_jvp:
                 lambda a, b: tu.tree_map(lax_rules.add_any, a, b), terms
             )
 
-        jvp.__name__ = f"{_fun_name(self.fun)}_jvps"
         self.defjvp(jvp)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -125,8 +128,15 @@ class custom_jvp:
                 tu.tree_map(_stop_tracer_gradient, a) if i in self.nondiff_argnums else a
                 for i, a in enumerate(args)
             )
-        if core.is_eval_trace_current():
-            return self.fun(*args)
+        trace, guard = _trace_of(args)
+        with core.set_current_trace(_on(trace, guard, f"custom_jvp {name}")):
+            if trace is core.eval_trace:
+                return self.fun(*args)
+            if isinstance(trace, ad.JVPTrace):
+                return _jvp_untraced(self, trace, args, name)
+            return self._bind(args, name)
+
+    def _bind(self, args: tuple, name: str) -> Any:
         p = _trace_primal(self.fun, args, self.nondiff_argnums, name, "custom_jvp")
         rule = _JVPRule(self.jvp, name, p.nondiff, p.in_tree, p.out_tree, p.consts)
         rule.symbolic_zeros = self.symbolic_zeros
@@ -202,6 +212,8 @@ class _JVPRule:
                 "tangent outputs with equal container (pytree) structures, but got "
                 f"{po_tree} and {to_tree} respectively."
             )
+        if self.out_tree is None:  # not traced (differentiated eagerly): the rule's is the one
+            self.out_tree = po_tree
         if po_tree != self.out_tree:
             raise TypeError(
                 f"Custom JVP rule {jname} for function {self.fun_name} must produce a primal "
@@ -235,6 +247,84 @@ class _JVPRule:
                 # Not cast: a Python scalar tangent stays weakly typed, as in JAX.
                 tangents_out.append(_to_value(t))
         return [_to_value(p) for p in po_leaves], tangents_out
+
+
+def _trace_of(args: tuple) -> tuple[core.Trace, core.Trace | None]:
+    """The trace a custom-derivative call belongs to: the current one, less the ones none of
+    the arguments comes from (as JAX binds it): a JVP trace whose tangents are all zero and a
+    partial evaluation whose operands are all known pass the call to the trace below them, so
+    a call on concrete values inside a rule runs the function itself. Also the (innermost) JVP
+    trace passed by, if any: a value of it the function closes over is refused (``_on``)."""
+    trace, guard = core.trace_ctx.trace, None
+    leaves = tu.tree_leaves(args)
+    while True:
+        if isinstance(trace, _InlineJitTrace):
+            guard = guard or trace.guard
+            trace = trace.parent_trace
+        elif isinstance(trace, ad.JVPTrace) and not any(
+            isinstance(x, ad.JVPTracer) and x._trace is trace for x in leaves
+        ):
+            guard = guard or trace
+            trace = trace.parent_trace
+        elif getattr(trace, "known_trace", None) is not None and not any(
+            isinstance(x, core.Tracer) and x._trace is trace for x in leaves
+        ):
+            trace = trace.known_trace
+        else:
+            return trace, guard
+
+
+def _on(trace: core.Trace, guard: core.Trace | None, what: str) -> core.Trace:
+    """``trace``, refusing operands of the JVP trace ``guard`` (values the custom-derivative
+    function ``what`` closes over while they are being differentiated)."""
+    return trace if guard is None else _InlineJitTrace(trace, guard, False, what)
+
+
+def _jvp_untraced(fn: custom_jvp, trace: ad.JVPTrace, args: tuple, name: str) -> Any:
+    """A custom_jvp call differentiated: the user's rule runs on the primal and tangent values
+    as JAX's does, the function itself is not traced (only called where the rule calls it), so
+    Python control flow on concrete primals works in both, and each runs once. Under
+    linearization (grad, vjp) the rule runs on the partial evaluation of the tangents: its work
+    on primals alone is done now, its tangent work staged into the linear map."""
+    nondiff, dyn, _ = _split_nondiff(args, fn.nondiff_argnums, name)
+    leaves, in_tree = tu.tree_flatten(dyn)
+    leaves = [_as_operand(x) for x in leaves]
+    for x in leaves:
+        _arg_aval(x, f"custom_jvp function {name}")
+    pairs = [trace.to_primal_tangent(x) for x in leaves]
+    primals = [p for p, _ in pairs]
+    tangents = [t for _, t in pairs]
+    rule = _JVPRule(fn.jvp, name, nondiff, in_tree, None, [])
+    rule.symbolic_zeros = fn.symbolic_zeros
+    params = dict(jvp=rule, num_consts=0, symbolic_zeros=fn.symbolic_zeros, name=name)
+    what = f"custom_jvp {name}"
+    if trace.tangent_trace is trace.parent_trace:
+        parent = trace.parent_trace
+        inline = parent is not core.eval_trace
+        with core.set_current_trace(_InlineJitTrace(parent, trace, inline, what)):
+            po, to = _custom_jvp_call_jvp(primals, tangents, call_jaxpr=None, **params)
+    else:
+        tangent_trace = trace.tangent_trace
+        token = ad.linearizing_joint.set(True)
+        try:
+            with core.set_current_trace(_InlineJitTrace(tangent_trace, trace, True, what)):
+                po, to = _custom_jvp_call_jvp(primals, tangents, call_jaxpr=None, **params)
+        finally:
+            ad.linearizing_joint.reset(token)
+        if any(isinstance(p, core.Tracer) and p._trace is tangent_trace for p in po):
+            raise ValueError(
+                f"custom_jvp function {name}: the primal output of its JVP rule "
+                f"{_fun_name(fn.jvp)} depends on the input tangents"
+            )
+        # A tangent output that does not depend on the input tangents is zero (the map is
+        # linear), as in the linearization of other primitives.
+        to = [
+            t if isinstance(t, core.Tracer) and t._trace is tangent_trace else
+            (t if type(t) is Zero else Zero(ad.tangent_aval(core.get_aval(p))))
+            for p, t in zip(po, to)
+        ]  # fmt: skip
+    outs = [trace.wrap(p, t) for p, t in zip(po, to)]
+    return tu.tree_unflatten(rule.out_tree, outs)
 
 
 def _stop_tracer_gradient(x: Any) -> Any:
@@ -314,13 +404,29 @@ class _InlineJitTrace(core.Trace):
     tangent values (``jnp.where`` is one) could not be split or transposed as a whole.
     """
 
-    __slots__ = ("parent_trace",)
+    __slots__ = ("parent_trace", "guard", "inline", "what")
 
-    def __init__(self, parent_trace: core.Trace) -> None:
-        self.parent_trace = parent_trace
+    def __init__(
+        self, parent_trace: core.Trace, guard: core.Trace | None = None, inline: bool = True,
+        what: str = "",
+    ) -> None:  # fmt: skip
+        # ``guard``: the JVP trace differentiating a custom-derivative function whose rule runs
+        # here; a value of that trace reaching a primitive was closed over by the rule (``what``
+        # names the function in the error).
+        self.parent_trace, self.guard, self.inline, self.what = parent_trace, guard, inline, what
 
     def process_primitive(self, prim, args, params):
-        if prim is dispatch.jit_p:
+        if self.guard is not None and any(
+            isinstance(x, core.Tracer) and x._trace is self.guard for x in args
+        ):
+            kind, name = self.what.split(" ", 1)
+            raise UnexpectedTracerError(
+                f"The {kind} function {name} closes over a value that is being differentiated. "
+                "Its rules cannot see the derivative with respect to such a value: pass the "
+                f"value as an argument of {name} instead (JAX raises UnexpectedTracerError "
+                "here as well)."
+            )
+        if self.inline and prim is dispatch.jit_p:
             closed = params["jaxpr"]
             return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
         with core.set_current_trace(self.parent_trace):
@@ -340,7 +446,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
             else t
             for t, p in zip(args_t, primals[num_consts:])
         ]
-    if core.is_eval_trace_current():
+    if core.is_eval_trace_current() or isinstance(core.trace_ctx.trace, _InlineJitTrace):
         return jvp(list(primals[:num_consts]), list(primals[num_consts:]), args_t)
     with core.set_current_trace(_InlineJitTrace(core.trace_ctx.trace)):
         return jvp(list(primals[:num_consts]), list(primals[num_consts:]), args_t)

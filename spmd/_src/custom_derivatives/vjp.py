@@ -14,6 +14,8 @@ from spmd._src import tree_util as tu
 from spmd._src.core import ShapedArray
 from spmd._src.custom_derivatives.common import (
     SymbolicZero,
+    _arg_aval,
+    _as_operand,
     _batch_jaxpr_out0,
     _call_with_consts,
     _check_consts_not_perturbed,
@@ -28,10 +30,12 @@ from spmd._src.custom_derivatives.common import (
     _nondiff_positions,
     _pp_named_first,
     _resolve_args,
+    _split_nondiff,
     _to_value,
     _trace_primal,
     _unbatched_aval,
 )
+from spmd._src.custom_derivatives.jvp import _InlineJitTrace, _on, _trace_of
 from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters.ad import Zero
@@ -125,8 +129,15 @@ class custom_vjp:
         for i in self.nondiff_argnums:
             if 0 <= i < len(args):
                 _check_no_tracers(args[i], name, i)
-        if core.is_eval_trace_current():
-            return self.fun(*args)
+        trace, guard = _trace_of(args)
+        with core.set_current_trace(_on(trace, guard, f"custom_vjp {name}")):
+            if trace is core.eval_trace:
+                return self.fun(*args)
+            if isinstance(trace, ad.JVPTrace):
+                return _vjp_untraced(self, trace, args, name)
+            return self._bind(args, name)
+
+    def _bind(self, args: tuple, name: str) -> Any:
         p = _trace_primal(self.fun, args, self.nondiff_argnums, name, "custom_vjp")
         fwd = _FwdRule(
             self,
@@ -153,6 +164,42 @@ class custom_vjp:
             name=name,
         )
         return tu.tree_unflatten(out_tree, outs)
+
+
+def _vjp_untraced(cv: custom_vjp, trace: ad.JVPTrace, args: tuple, name: str) -> Any:
+    """A custom_vjp call differentiated, as JAX's: ``fwd`` runs on the primal values (the
+    function itself is not traced, only called where ``fwd`` calls it, so Python control flow
+    on concrete primals works and each runs once), and ``custom_lin`` stands for the tangent
+    map on the tangent trace (forward mode evaluates it: JAX's TypeError)."""
+    nondiff, dyn, nums = _split_nondiff(args, cv.nondiff_argnums, name)
+    n = len(args)
+    by_pos = {i % n: v for i, v in zip(cv.nondiff_argnums, nondiff)}
+    leaves, in_tree = tu.tree_flatten(dyn)
+    leaves = [_as_operand(x) for x in leaves]
+    in_avals = [_arg_aval(x, f"custom_vjp function {name}") for x in leaves]
+    pairs = [trace.to_primal_tangent(x) for x in leaves]
+    primals = [p for p, _ in pairs]
+    tangents = [t for _, t in pairs]
+    types = [sharding_rules.type_sharding(x) for x in primals]
+    fwd = _FwdRule(cv, name, n, nums, by_pos, nondiff, in_tree, in_avals, None, [], types)
+    in_zeros = tuple(type(t) is Zero for t in tangents)
+    rule_trace = _InlineJitTrace(trace.parent_trace, trace, False, f"custom_vjp {name}")
+    with core.set_current_trace(rule_trace):
+        outs, res, bwd_flat = fwd([], primals, [not z for z in in_zeros])
+    out_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in outs)
+    out_types = tuple(sharding_rules.type_sharding(o) for o in outs)
+    with core.set_current_trace(trace.tangent_trace):
+        t_out = custom_lin_p.bind(
+            *res,
+            *[t for t in tangents if type(t) is not Zero],
+            num_res=len(res),
+            bwd=bwd_flat,
+            out_avals=out_avals,
+            out_types=out_types,
+            in_zeros=in_zeros,
+            symbolic_zeros=cv.symbolic_zeros,
+        )
+    return tu.tree_unflatten(fwd.out_tree, [trace.wrap(p, t) for p, t in zip(outs, t_out)])
 
 
 def _check_no_tracers(arg: Any, name: str, i: int) -> None:
@@ -221,6 +268,8 @@ class _FwdRule:
             )
         primal_out, res = out
         out_leaves, out_tree = tu.tree_flatten(primal_out)
+        if self.out_tree is None:  # not traced (differentiated eagerly): fwd's is the one
+            self.out_tree = out_tree
         if out_tree != self.out_tree:
             raise TypeError(
                 f"Custom VJP fwd rule {fname} for function {self.fun_name} must produce a pair "
