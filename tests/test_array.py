@@ -188,3 +188,14 @@ def test_public_array_type_counts_tracers_and_keys_as_instances_as_jax_does():
     a = spmd.Array(np.arange(3, dtype=np.int32))
     assert isinstance(a, spmd.Array) and a.tolist() == [0, 1, 2]
     assert repr(spmd.Array) == "<class 'spmd.Array'>"
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_item_assignment_is_a_type_error_pointing_to_at(jit):
+    # jax: TypeError, eagerly and traced (the Sharp Bits page's in-place update).
+    def f(x):
+        x[1, :] = 1.0
+        return x
+
+    with pytest.raises(TypeError, match=r"does not support item assignment.*x\.at\[idx\]\.set"):
+        (spmd.jit(f) if jit else f)(jnp.zeros((3, 3)))

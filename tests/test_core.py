@@ -180,3 +180,65 @@ def test_unused_results_print_as_underscore_like_jax():
 
     text = str(spmd.make_jaxpr(f)(f32(4)))
     assert "b:f32[2] _:f32[2] = split" in text and "c:f32[2] = mul b 2.0:f32[]" in text
+
+
+def test_tracers_print_as_jax():
+    # jax 0.10.2, print(x) inside each transformation (the External callbacks and Sharp Bits
+    # pages print traced values).
+    import spmd.numpy as jnp
+
+    seen = []
+
+    def p(x):
+        seen.append(str(x))
+        return x
+
+    spmd.jit(p)(1)
+    spmd.jit(p)(jnp.ones((2, 3), jnp.bfloat16))
+    spmd.jit(p)(spmd.random.key(0))
+    spmd.vmap(p, in_axes=1)(jnp.ones((2, 3)))
+    spmd.grad(lambda x: p(x).sum())(jnp.ones(2))
+    spmd.jvp(p, (1.0,), (1.0,))
+    spmd.jit(spmd.grad(p))(1.0)
+    assert seen == [
+        "JitTracer(~int32[])",
+        "JitTracer(bfloat16[2,3])",
+        "JitTracer(key<fry>[])",
+        "VmapTracer(aval=float32[2], batched=float32[2,3])",
+        "GradTracer(primal=[1. 1.], typeof(tangent)=f32[2])",
+        "JVPTracer(primal=1.0, tangent=1.0)",
+        "GradTracer(primal=JitTracer(~float32[]), typeof(tangent)=f32[])",
+    ]
+    # A tracer leaked out of its jit still prints its type.
+    leaked = []
+    spmd.jit(lambda x: leaked.append(x) or x)(4.0)
+    assert repr(leaked[0]) == "JitTracer(~float32[])"
+
+
+@pytest.mark.parametrize(
+    "fn, error, first_line",
+    [
+        (lambda x: int(x), "ConcretizationTypeError",
+         "Abstract tracer value encountered where concrete value is expected: traced array "
+         "with shape int32[]"),
+        (lambda x: bool(x), "TracerBoolConversionError",
+         "Attempted boolean conversion of traced array with shape int32[]."),
+        (lambda x: [1, 2][x], "TracerIntegerConversionError",
+         "The __index__() method was called on traced array with shape int32[]"),
+        (lambda x: np.asarray(x), "TracerArrayConversionError",
+         "The numpy.ndarray conversion method __array__() was called on traced array with "
+         "shape int32[]"),
+        (lambda x: spmd.numpy.ones((x,)), "TypeError",
+         "Shapes must be 1D sequences of concrete values of integer type, got "
+         "(JitTracer(~int32[]),)."),
+    ],
+)  # fmt: skip
+def test_tracer_errors_first_line_is_jaxs(fn, error, first_line):
+    # jax 0.10.2: the first line of each message names the type with long dtype names; what
+    # follows says where the value came from.
+    with pytest.raises(Exception) as info:
+        spmd.jit(fn)(1)
+    assert type(info.value).__name__ == error
+    lines = str(info.value).splitlines()
+    assert lines[0] == first_line
+    assert "argument x" in "\n".join(lines[1:]) or "ones" in lines[1]

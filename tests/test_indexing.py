@@ -715,3 +715,14 @@ def test_lax_errors():
 def test_bad_index_raises_under_tracing_too(idx):
     with pytest.raises((TypeError, IndexError)):
         spmd.make_jaxpr(lambda a: a[idx])(arange(3, 4))
+
+
+def test_boolean_mask_under_jit_names_the_mask_type_on_its_first_line():
+    # jax: NonConcreteBooleanIndexError('Array boolean indices must be concrete; got bool[5]\n...')
+    import spmd
+    from spmd.errors import NonConcreteBooleanIndexError
+
+    x = spmd.numpy.array([1.0, 2.0, np.nan, 3.0, 4.0])
+    with pytest.raises(NonConcreteBooleanIndexError) as info:
+        spmd.jit(lambda x: x[~spmd.numpy.isnan(x)].sum())(x)
+    assert str(info.value).splitlines()[0] == "Array boolean indices must be concrete; got bool[5]"

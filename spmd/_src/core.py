@@ -406,11 +406,15 @@ class Tracer:
             raise TypeError("len() of unsized object")
         return self.aval.shape[0]
 
+    def _shape_text(self) -> str:
+        # JAX's errors name the type with long dtype names: "traced array with shape int32[]".
+        return f"traced array with shape {self.aval.str_short(short_dtypes=False)}"
+
     def _concretization_message(self, what: str) -> str:
         why = self._trace.describe_tracer(self)
         return (
             f"Abstract tracer value encountered where concrete value is expected: "
-            f"traced array with shape {self.aval.str_short()}.\nThe problem arose with "
+            f"{self._shape_text()}\nThe problem arose with "
             f"the `{what}` function. {why}\n"
             "Python control flow on traced values is not possible: mark the argument static "
             "(static_argnums/static_argnames in jit) or use lax.cond, lax.select, jnp.where, "
@@ -418,7 +422,10 @@ class Tracer:
         )
 
     def __bool__(self):
-        raise TracerBoolConversionError(self._concretization_message("bool"))
+        raise TracerBoolConversionError(
+            f"Attempted boolean conversion of {self._shape_text()}.\n"
+            + self._concretization_message("bool").split("\n", 1)[1]
+        )
 
     def __int__(self):
         raise ConcretizationTypeError(self._concretization_message("int"))
@@ -430,12 +437,15 @@ class Tracer:
         raise ConcretizationTypeError(self._concretization_message("complex"))
 
     def __index__(self):
-        raise TracerIntegerConversionError(self._concretization_message("__index__"))
+        raise TracerIntegerConversionError(
+            f"The __index__() method was called on {self._shape_text()}\n"
+            + self._concretization_message("__index__").split("\n", 1)[1]
+        )
 
     def __array__(self, dtype=None, copy=None):
         raise TracerArrayConversionError(
-            f"The numpy.ndarray conversion method __array__() was called on traced array "
-            f"with shape {self.aval.str_short()}. {self._trace.describe_tracer(self)}\n"
+            f"The numpy.ndarray conversion method __array__() was called on "
+            f"{self._shape_text()}\n{self._trace.describe_tracer(self)}\n"
             "Use spmd.numpy functions instead of numpy functions on traced values."
         )
 
@@ -448,7 +458,9 @@ class Tracer:
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+        from spmd._src.tracer_printing import tracer_repr  # lazy: it reads the interpreters
+
+        return tracer_repr(self)
 
     def __reduce__(self):
         raise TypeError("traced arrays cannot be pickled")
@@ -460,8 +472,8 @@ def concrete_or_error(force: Callable | None, val: Any, context: str = "") -> An
     if isinstance(val, Tracer):
         why = val._trace.describe_tracer(val)
         raise ConcretizationTypeError(
-            f"Abstract tracer value encountered where concrete value is expected: traced array "
-            f"with shape {val.aval.str_short()}.\n{context}\n{why}"
+            f"Abstract tracer value encountered where concrete value is expected: "
+            f"{val._shape_text()}\n{context}\n{why}"
         )
     return val if force is None else force(val)
 

@@ -201,9 +201,10 @@ class PRNGKeyArray:
     # -- printing --------------------------------------------------------------------------
     def __repr__(self) -> str:
         base = self._base
-        if isinstance(base, Tracer):
-            dims = ",".join(str(d) for d in self.shape)
-            return f"Traced<{self.dtype}[{dims}]>with<{type(base._trace).__name__}>"
+        if isinstance(base, Tracer):  # JitTracer(key<fry>[]), as JAX prints a traced key
+            from spmd._src.tracer_printing import tracer_repr
+
+            return tracer_repr(base, typed=self)
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(base)}"
 
     __str__ = __repr__

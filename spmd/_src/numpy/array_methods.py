@@ -156,7 +156,18 @@ def _install(cls: type) -> list[str]:
     # Equality operators replace object identity; hashing stays disabled (arrays are mutable
     # in NumPy's model and unhashable in JAX's).
     cls.__hash__ = None  # type: ignore[assignment]
+    cls.__setitem__ = immutable_setitem
     return missing
+
+
+def immutable_setitem(self, idx, value) -> None:
+    """``x[idx] = y``: refused, with the way to say it (JAX's TypeError, on arrays as on
+    traced values)."""
+    raise TypeError(
+        f"'{type(self).__name__}' object does not support item assignment: spmd arrays are "
+        "immutable; instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method "
+        "(or a Ref from spmd.new_ref)"
+    )
 
 
 def install() -> list[str]:
@@ -182,10 +193,7 @@ def _install_ref_indexing(cls: type) -> None:
     def setitem(self, idx, value):
         if refs.is_ref(self):
             return refs.ref_set(self, idx, value)
-        raise TypeError(
-            f"'{type(self).__name__}' object does not support item assignment: spmd arrays are "
-            "immutable; use x.at[idx].set(y) (or a Ref from spmd.new_ref)"
-        )
+        immutable_setitem(self, idx, value)
 
     cls.__getitem__ = getitem
     cls.__setitem__ = setitem

@@ -125,10 +125,10 @@ def _parse_index(shape: tuple[int, ...], idx: Any) -> tuple[list[tuple], list[in
             if dt == np.bool_:
                 if isinstance(e, Tracer):
                     raise NonConcreteBooleanIndexError(
-                        f"Array boolean indices must be concrete; got {e.aval.str_short()}. "
-                        "The shape of a masked array depends on the mask's values, which are "
-                        "not known while tracing: use jnp.where(mask, x, fill) or pass a "
-                        "concrete mask."
+                        "Array boolean indices must be concrete; got "
+                        f"{e.aval.str_short(short_dtypes=False)}\nThe shape of a masked array "
+                        "depends on the mask's values, which are not known while tracing: use "
+                        "jnp.where(mask, x, fill) or pass a concrete mask."
                     )
                 mask = np.asarray(e)
                 if mask.ndim == 0:

@@ -398,8 +398,8 @@ def _canonical_shape(shape: Any, fn: str) -> tuple[int, ...]:
         out = tuple(operator.index(d) for d in items)
     except TypeError:
         raise TypeError(
-            f"Shapes must be 1D sequences of concrete values of integer type, got {items}"
-            + (f" (in {fn})." if fn else ".")
+            f"Shapes must be 1D sequences of concrete values of integer type, got {items}."
+            + (f"\nThe shape was given to {fn}." if fn else "")
         ) from None
     return out
 
