@@ -228,6 +228,29 @@ def _np_scan(f, c, xs, reverse=False):
     return c, np.stack(ys)
 
 
+def test_scan_over_xs_sharded_along_the_scanned_dimension_is_refused():
+    # As JAX 0.10 (explicit sharding): each x is a slice of the scanned dimension, which must be
+    # unsharded on Explicit mesh axes; ValueError naming the spec, eager, in jit, under vmap.
+    from spmd.sharding import AxisType, reshard
+    from spmd.sharding import PartitionSpec as P
+
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh):
+        a = reshard(jnp.arange(32.0).reshape(8, 4), P("X", "Y"))
+        with pytest.raises(ValueError, match=r"0th dimension of all xs should be replicated\. "
+                                             r"Got P\('X', 'Y'\) for xs leaf 0 of type "
+                                             r"f32\[8@X,4@Y\]"):  # fmt: skip
+            lax.scan(lambda c, x: (c, x), 0.0, a)
+        with pytest.raises(ValueError, match=r"Got P\('X', 'Y'\)"):
+            spmd.jit(lambda a: lax.map(lambda r: r * 2, a))(a)
+        with pytest.raises(ValueError, match=r"Got P\('Y',\)"):
+            spmd.vmap(lambda r: lax.scan(lambda c, x: (c + x, x), 0.0, r)[0])(a)
+        b = reshard(a, P(None, "Y"))
+        ys = lax.scan(lambda c, x: (c, x * 2), 0.0, b)[1]
+        assert str(spmd.typeof(ys)) == "float32[8,4@Y]"
+        np.testing.assert_array_equal(np.asarray(ys), 2 * np.arange(32.0).reshape(8, 4))
+
+
 @pytest.mark.parametrize("reverse", [False, True])
 def test_scan_matches_python_loop(reverse):
     xs = np.arange(12, dtype=np.float32).reshape(4, 3) / 4

@@ -22,6 +22,7 @@ from spmd._src import core
 from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, JaxprEqn, ShapedArray, Var
+from spmd._src.core_printing import typed_str
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
@@ -70,6 +71,7 @@ def scan(
     # scanned dimension.
     types = common.types_of(init_leaves) or common.types_of(xs_leaves)
     if types is not None:
+        _check_xs_replicated(xs_leaves, xs_avals)
         types = [sharding_rules.type_sharding(x) for x in init_leaves] + [
             _drop_leading(sharding_rules.type_sharding(x), a.ndim)
             for x, a in zip(xs_leaves, xs_avals)
@@ -210,6 +212,18 @@ def _drop_leading(s: Any, ndim: int) -> Any:
     if s is None:
         return None
     return s.with_spec(P(*s.spec._normalized(ndim)[1:]))
+
+
+def _check_xs_replicated(xs_leaves: list, xs_avals: list) -> None:
+    """On Explicit mesh axes the scanned dimension of every x must be unsharded (JAX 0.10
+    raises ValueError: the body would see a different slice on each device)."""
+    for i, (x, a) in enumerate(zip(xs_leaves, xs_avals)):
+        s = sharding_rules.type_sharding(x)
+        if s is not None and a.ndim and s.spec._normalized(a.ndim)[0] is not None:
+            raise ValueError(
+                f"scan: the 0th dimension of all xs should be replicated. Got {s.spec} for xs "
+                f"leaf {i} of type {typed_str(a, s)}; reshard it (e.g. to P(None, ...)) first."
+            )
 
 
 def _trace_scan_body(f, init_tree, xs_tree, init_avals, x_avals, types=None):
