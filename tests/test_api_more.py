@@ -1035,3 +1035,27 @@ def test_fwd_and_bwd_bad_argnums():
     )
     with pytest.raises(ValueError, match=re.escape(msg)):
         fwd(_X22, _X22)
+
+
+@pytest.mark.parametrize("kind", ["pure_eager", "pure_jit", "io_jit", "kwarg"])
+def test_callback_that_raises_stops_the_program_with_jax_runtime_error(kind):
+    # jax 0.10.2: the callback's exception (here a ValueError, or the TypeError of a keyword it
+    # does not take: pure_callback(..., vectorized=True) of older JAX) is a JaxRuntimeError
+    # whose text ends with the callback's traceback.
+    from spmd.errors import JaxRuntimeError
+    from spmd.experimental import io_callback
+
+    def boom(x, **kw):
+        raise ValueError("callback failed")
+
+    x = jnp.ones(2)
+    run = {
+        "pure_eager": lambda: spmd.pure_callback(boom, _sds(x), x),
+        "pure_jit": lambda: spmd.jit(lambda x: spmd.pure_callback(boom, _sds(x), x))(x),
+        "io_jit": lambda: spmd.jit(lambda x: io_callback(boom, _sds(x), x))(x),
+        "kwarg": lambda: spmd.pure_callback(lambda x: x, _sds(x), x, vectorized=True),
+    }[kind]
+    with pytest.raises(JaxRuntimeError, match="CpuCallback error calling callback") as info:
+        run()
+    want = "unexpected keyword argument 'vectorized'" if kind == "kwarg" else "callback failed"
+    assert str(info.value).rstrip().endswith(want)

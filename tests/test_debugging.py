@@ -225,3 +225,20 @@ def test_prints_in_a_jitted_helper_follow_the_branch(capsys):
     out = f(jnp.arange(4.0))
     assert lines(capsys) == ["helper i=0", "helper i=2"]
     np.testing.assert_array_equal(np.asarray(out), [0.0, 1.0, 4.0, 3.0])
+
+
+def test_callback_that_raises_eagerly_or_in_a_program():
+    # jax 0.10.2: eager debug.callback raises the callback's own exception; in a jitted program
+    # it stops the program with JaxRuntimeError.
+    import pytest
+
+    from spmd.errors import JaxRuntimeError
+
+    def boom(x):
+        raise ValueError("callback failed")
+
+    with pytest.raises(ValueError, match="callback failed"):
+        spmd.debug.callback(boom, jnp.ones(2))
+    with pytest.raises(JaxRuntimeError, match="callback failed"):
+        spmd.jit(lambda x: spmd.debug.callback(boom, x))(jnp.ones(2))
+        spmd.effects_barrier()

@@ -27,6 +27,7 @@ from spmd._src import core
 from spmd._src.array import Array
 from spmd._src.lax import callback as _cb
 from spmd._src.lax.inspect_sharding import inspect_sharding
+from spmd._src.lax.pure_callback import call_host
 from spmd._src.sharding import Sharding
 
 _logger = logging.getLogger(__name__)
@@ -224,10 +225,16 @@ def callback(
     from spmd._src import tree_util as tu
 
     leaves, treedef = tu.tree_flatten((args, kwargs))
+    # Called at once (no jit around it), ``fn``'s exception is the caller's; in a program it
+    # stops the program with JaxRuntimeError, as in JAX.
+    staged = _in_program()
 
     def _flat_callback(*vals):
         a, kw = tu.tree_unflatten(treedef, [_as_array(v) for v in vals])
-        fn(*a, **kw)
+        if staged:
+            call_host("debug.callback", lambda: fn(*a, **kw), ())
+        else:
+            fn(*a, **kw)
 
     # JAX's jaxprs show its own wrapper's name here.
     _flat_callback.__qualname__ = "debug_callback.<locals>._debug_callback.<locals>._flat_callback"
@@ -236,6 +243,19 @@ def callback(
     )
     name = getattr(fn, "__name__", "callback")
     _cb.debug_callback(_flat_callback, *leaves, name=name, shown=shown)
+
+
+def _in_program() -> bool:
+    """Whether values are being traced into a program (a jit, make_jaxpr, a loop body) rather
+    than computed at once (eagerly, or under eager vmap/jvp)."""
+    from spmd._src.interpreters import partial_eval as pe
+
+    trace = core.trace_ctx.trace
+    while trace is not None:
+        if isinstance(trace, pe.JaxprTrace):
+            return True
+        trace = getattr(trace, "parent_trace", None)
+    return False
 
 
 def _as_array(v: Any) -> Any:

@@ -3,7 +3,8 @@
 The function must be pure: a call whose results are unused is dropped (the primitive is not
 effectful), and the result types are declared up front (``result_shape_dtypes``). It receives
 Arrays and returns values of the declared shapes; a wrong shape, dtype or number of results
-raises ``JaxRuntimeError`` when it runs, as JAX's does.
+raises ``JaxRuntimeError`` when it runs, as JAX's does, and so does an exception the function
+raises.
 
 Under vmap the ``vmap_method`` says how: ``sequential`` (and ``sequential_unrolled``) loops
 over the batch with a scan, calling the function once per element; ``expand_dims`` calls it
@@ -20,7 +21,9 @@ Array(0.84147096, dtype=float32)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import traceback
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,6 +33,7 @@ from spmd._src import tree_util as tu
 from spmd._src.errors import JaxRuntimeError
 from spmd._src.interpreters import ad, batching
 
+_logger = logging.getLogger(__name__)
 _VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all"]
 _VMAP_METHODS += ["legacy_vectorized", None]
 
@@ -99,7 +103,7 @@ def run_callback(what: str, callback, args, result_avals) -> list[Any]:
     """Call ``callback`` on concrete arrays and check its results against ``result_avals``
     (shared with io_callback; ``what`` names the caller in errors)."""
     vals = [core.make_concrete(np.asarray(a), False) for a in args]
-    outs = callback(*vals)
+    outs = call_host(what, callback, vals)
     if len(outs) != len(result_avals):
         raise JaxRuntimeError(
             f"{what}: Mismatched number of outputs from callback. Expected: "
@@ -121,6 +125,18 @@ def run_callback(what: str, callback, args, result_avals) -> list[Any]:
             )
         results.append(o.astype(aval.dtype, copy=False))
     return results
+
+
+def call_host(what: str, fn: Callable, args: Sequence[Any]) -> Any:
+    """``fn(*args)`` for a running program: an exception it raises is logged and becomes the
+    program's ``JaxRuntimeError`` (its text ends with the callback's traceback), as a failing
+    host callback stops a JAX program."""
+    try:
+        return fn(*args)
+    except Exception as e:
+        _logger.error("spmd.%s failed", what, exc_info=True)
+        trace = "".join(traceback.format_exception(e))
+        raise JaxRuntimeError(f"INTERNAL: CpuCallback error calling callback: {trace}") from e
 
 
 def _abstract_eval(*avals, callback, result_avals, sharding, vmap_method):
