@@ -726,6 +726,20 @@ def test_debug_nans_eager_and_jit():
     assert np.isnan(np.asarray(spmd.jit(jnp.log)(-1.0)))
 
 
+def test_debug_nans_says_it_runs_the_jitted_function_again(capsys):
+    # jax 0.10.2 prints, before the de-optimized run: "Invalid nan value encountered in the
+    # output of a jax.jit function. Calling the de-optimized version."
+    with spmd.debug_nans(True), _nan_error("div"):
+        spmd.jit(lambda x, y: (x + y) / (x - y))(jnp.zeros(2), jnp.zeros(2))
+    assert capsys.readouterr().out == (
+        "Invalid nan value encountered in the output of a spmd.jit function. Calling the "
+        "de-optimized version.\n"
+    )
+    with spmd.debug_infs(True), _nan_error("div", "inf"):
+        spmd.jit(lambda x: x / 0)(jnp.ones(2))
+    assert "Invalid inf value" in capsys.readouterr().out
+
+
 def test_debug_infs():
     with spmd.debug_infs(True):
         assert spmd.config.jax_debug_infs is True

@@ -78,6 +78,11 @@ def call_jit(jitted: Callable, fun: Callable, name: str, args: tuple, kwargs: di
     for leaf in tu.tree_leaves(out):
         kind = _bad(leaf)
         if kind is not None:
+            # JAX says so on stdout before it runs the function again.
+            print(
+                f"Invalid {kind} value encountered in the output of a spmd.jit function. "
+                "Calling the de-optimized version."
+            )
             with disable_jit():
                 fun(*args, **kwargs)
             raise _error(kind, f"jit({name})")
