@@ -863,3 +863,85 @@ def test_transformed_jit_of_shard_map_places_results_as_the_jit_call():
     # Without a placing body the results stay where they were (uncommitted, default device).
     h = spmd.grad(lambda q: spmd.jit(lambda q: q.sum())(q))(x)
     assert not h.committed and isinstance(h.sharding, spmd.sharding.SingleDeviceSharding)
+
+
+def _explicit_mesh(shape, names, types=None):
+    from spmd.sharding import AxisType
+
+    return spmd.make_mesh(shape, names, axis_types=types or (AxisType.Explicit,) * len(names))
+
+
+def test_explicit_mesh_shard_map_takes_arguments_as_their_types_shard_them():
+    # JAX 0.10.2: on a mesh whose axes are all Explicit, a shard_map over all of them does not
+    # reshard its arguments; in_specs must match each argument's type (ValueError before any
+    # work, eagerly and under jit). Over part of the mesh, or with an Auto axis, it reshards.
+    from spmd.sharding import AxisType
+
+    e = _explicit_mesh((8,), ("i",))
+    x = jnp.arange(16.0).reshape(8, 2)
+    xi = spmd.device_put(x, NamedSharding(e, P("i")))
+    double = lambda a: a * 2  # noqa: E731
+
+    def sm(mesh, spec, **kw):
+        return spmd.shard_map(double, mesh=mesh, in_specs=spec, out_specs=spec, **kw)
+
+    msg = (
+        r"in_specs passed to shard_map: P\('i', None\) does not match the specs of the input: "
+        r"P\(None, None\) for arg: float32\[8,2\]\. shard_map applied to the function "
+        r"'<lambda>' takes its argument args\[0\] .*all Explicit \(\{'i': 8\}\)"
+    )
+    with pytest.raises(ValueError, match=msg):
+        sm(e, P("i"))(x)
+    with pytest.raises(ValueError, match=msg):
+        spmd.jit(sm(e, P("i")))(x)
+    with pytest.raises(ValueError, match=msg):
+        sm(e, P("i"))(np.asarray(x))
+    with pytest.raises(ValueError, match=r"P\(None, None\) does not match .* P\('i', None\) "
+                                         r"for arg: float32\[8@i,2\]"):  # fmt: skip
+        sm(e, P())(xi)
+    e2 = _explicit_mesh((2, 4), ("i", "j"))
+    xij = spmd.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(e2, P(("i", "j"))))
+    with pytest.raises(ValueError, match=r"P\(\('j', 'i'\), None\) does not match"):
+        sm(e2, P(("j", "i")))(xij)
+    # Matching specs (trailing Nones or not) run; so do replicated scalars and inferred specs.
+    assert sm(e, P("i", None))(xi).sharding.spec == P("i", None)
+    assert sm(e2, P(("i", "j")))(xij).sharding.spec == P(("i", "j"))
+    two = spmd.shard_map(lambda a, b: a * b, mesh=e, in_specs=(P("i"), P()), out_specs=P("i"))
+    np.testing.assert_array_equal(two(xi, 2.0), 2 * np.asarray(x))
+    # Over part of an all-Explicit mesh, or on a mesh with an Auto axis: resharded, no error.
+    y = jnp.arange(32.0).reshape(8, 4)
+    assert sm(e2, P("i"), axis_names={"i"})(y).sharding.spec == P("i", None)
+    assert sm(e2, P(), axis_names={"i"})(y).sharding.spec == P(None, None)
+    mixed = _explicit_mesh((2, 4), ("i", "j"), (AxisType.Explicit, AxisType.Auto))
+    assert sm(mixed, P("i"))(y).sharding.spec == P("i")
+
+
+def test_jit_results_on_explicit_meshes_are_spelled_as_their_types():
+    # JAX 0.10.2 on (2, 4) meshes: a jit result placed like its argument carries the
+    # argument's spelling on an Auto mesh, but is spelled as its type (one entry per
+    # dimension) on a mesh with an Explicit axis; out_shardings keep theirs.
+    from spmd.sharding import AxisType
+
+    a = jnp.arange(32.0).reshape(8, 4)
+    want = {
+        "explicit": ["P('i', None)", "P(None, 'j')", "P(None, None)", "P('i', None)", "P()"],
+        "mixed": ["P('i', None)", "P(None, 'j')", "P(None, None)", "P('i', None)", "P()"],
+        "auto": ["P('i',)", "P(None, 'j')", "P()", "P('i',)", "P()"],
+    }
+    kinds = {
+        "explicit": (AxisType.Explicit, AxisType.Explicit),
+        "mixed": (AxisType.Explicit, AxisType.Auto),
+        "auto": (AxisType.Auto, AxisType.Auto),
+    }
+    for kind, types in kinds.items():
+        m = _explicit_mesh((2, 4), ("i", "j"), types)
+        x, y, z = (spmd.device_put(a, NamedSharding(m, s)) for s in (P("i"), P(None, "j"), P()))
+        sm = spmd.shard_map(lambda b: b * 2, mesh=m, in_specs=P("i"), out_specs=P("i"))
+        got = [
+            spmd.jit(lambda b: b * 2)(x),
+            spmd.jit(lambda b: b * 2)(y),
+            spmd.jit(lambda b: b * 2)(z),
+            spmd.jit(sm)(x),
+            spmd.jit(lambda: jnp.zeros(3), out_shardings=NamedSharding(m, P()))(),
+        ]
+        assert [str(r.sharding.spec) for r in got] == want[kind], kind

@@ -320,6 +320,13 @@ def _shard_map_sharding(specs, avals, *, mesh, out_specs, jaxpr, **params):
             # mesh each value is one device's block, unsplit (JAX reports P() too).
             whole = [NamedSharding(mesh, P())] * len(body.invars)
             sharding_rules.propagate_jaxpr(body, whole, _top=False)
+        if all(t == AxisType.Explicit for t in mesh.axis_types):
+            # Results typed on Explicit axes: spelled as their types, one entry per dimension
+            # (JAX 0.10's jit; an eager call over the whole mesh keeps out_specs' spelling).
+            return [
+                NamedSharding(mesh, P(*s._normalized(v.aval.ndim)))
+                for s, v in zip(out_specs, body.outvars)
+            ]
         return [NamedSharding(mesh, s) for s in out_specs]
     # Over part of the mesh: the manual axes are placed by out_specs; the other axes' shardings
     # flow through the body, as propagation gives them (JAX carries them through).
@@ -576,6 +583,30 @@ def _infer_in_specs(leaves, mesh, manual) -> list:
     return out
 
 
+def _check_typed_inputs(leaves, specs, paths, mesh: Mesh, fun_name: str) -> None:
+    """On a mesh whose axes are all Explicit, a shard_map over all of them takes its arguments
+    as their types shard them (JAX 0.10: it does not reshard): in_specs must say the same."""
+    from spmd._src.placement import typeof  # (placement imports jit, which imports this)
+
+    def spelled(entries: Sequence[tuple]) -> PartitionSpec:
+        return P(*[None if not e else e[0] if len(e) == 1 else e for e in entries])
+
+    for x, spec, path in zip(leaves, specs, paths):
+        t = typeof(x)
+        ndim = len(t.shape)
+        want = _spec_entries(spec, ndim)
+        s = t.sharding
+        have = _spec_entries(s.spec, ndim) if isinstance(s, NamedSharding) else [()] * ndim
+        if list(want) != list(have):
+            raise ValueError(
+                f"in_specs passed to shard_map: {spelled(want)} does not match the specs of the "
+                f"input: {spelled(have)} for arg: {t}. shard_map applied to the function "
+                f"'{fun_name}' takes its argument {path} as its type shards it, on a mesh whose "
+                f"axes are all Explicit ({dict(mesh.shape)}): omit in_specs to take the specs "
+                f"from the arguments, or spmd.reshard the argument to {spelled(want)} first."
+            )
+
+
 def _prepare(f, mesh, in_specs, out_specs, axis_names, check_vma, leaves, in_tree, paths):
     """Check the arguments against the specs and trace the body (cached): (traced, mesh,
     manual axes)."""
@@ -604,6 +635,13 @@ def _prepare(f, mesh, in_specs, out_specs, axis_names, check_vma, leaves, in_tre
         specs = _flat_specs(
             in_specs, in_tree.unflatten([0] * in_tree.num_leaves), "in_specs", fun_name
         )
+    if (
+        in_specs is not Infer
+        and in_specs is not None
+        and set(manual) == set(m.axis_names)
+        and all(t == AxisType.Explicit for t in m.axis_types)
+    ):
+        _check_typed_inputs(leaves, specs, paths, m, fun_name)
     try:
         key = (
             f,

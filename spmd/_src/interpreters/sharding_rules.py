@@ -177,9 +177,10 @@ def propagate(
         return propagate_jaxpr(inner, shardings, _top=False)
     given = given_sharding(prim, params)
     if isinstance(given, NamedSharding) and not prim.multiple_results:
-        if not any(isinstance(s, NamedSharding) for s in shardings):
+        full = prim in sharding_params and _is_explicit(given.mesh)
+        if not any(isinstance(s, NamedSharding) for s in shardings) and not full:
             return given  # asked for (a contraction's out_sharding=): placed so
-        if prim in sharding_params and _is_explicit(given.mesh):
+        if full:
             # On Explicit axes the result has the type asked for (every dimension's entry).
             ndim = prim.abstract_eval(*avals, **params).ndim
             return given.with_spec(P(*given.spec._normalized(ndim)))
@@ -291,8 +292,16 @@ def recover_input_sharding(
     out: Any, out_aval: core.ShapedArray, in_shardings: Sequence[Any], in_avals: Sequence[Any]
 ) -> Any:
     """A jit result placed like the first argument (same rank, same placement) carries that
-    argument's Sharding object, spelled as the user spelled it (JAX does the same)."""
-    if not isinstance(out, NamedSharding) or not in_shardings:
+    argument's Sharding object, spelled as the user spelled it (JAX does the same), but on a
+    mesh with Explicit axes, where results are spelled as their types: one entry per
+    dimension (JAX 0.10: ``jit(lambda a: a * 2)`` of an f32[8@i,2] given ``P('i')`` gives
+    ``P('i', None)``)."""
+    if not isinstance(out, NamedSharding):
+        return out
+    if _is_explicit(out.mesh):
+        spec = P(*out.spec._normalized(out_aval.ndim))
+        return out if tuple(spec) == tuple(out.spec) else out.with_spec(spec)
+    if not in_shardings:
         return out
     s, a = in_shardings[0], in_avals[0]
     if (
@@ -303,10 +312,7 @@ def recover_input_sharding(
         and s.spec._normalized(a.ndim) == out.spec._normalized(out_aval.ndim)
     ):
         return s
-    # Otherwise the compiled program's own spelling: trailing unsharded dimensions dropped
-    # (on Explicit meshes the type's full-rank spelling stays).
-    if _is_explicit(out.mesh):
-        return out
+    # Otherwise the compiled program's own spelling: trailing unsharded dimensions dropped.
     trimmed = _trim(out.spec)
     if tuple(trimmed) == tuple(out.spec):
         return out
