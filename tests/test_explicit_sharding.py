@@ -72,3 +72,20 @@ def test_typeof_repr_and_its_sharding_carry_the_explicit_axes_only():
     b = spmd.device_put(np.ones((4, 4)), NamedSharding(mixed, P("X", "Y")))
     assert spmd.typeof(b).sharding.spec == P(None, "Y") and b.sharding.spec == P("X", "Y")
     assert repr(spmd.typeof(b)) == "ShapedArray(float32[4,4@Y])"
+
+
+def test_broadcasted_iota_places_its_result_on_out_sharding():
+    # It ignored out_sharding: JAX 0.10 gives int32[8@X,4] sharded P('X', None), eager and jit.
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    want = np.repeat(np.arange(8, dtype=np.int32)[:, None], 4, axis=1)
+    with spmd.set_mesh(mesh):
+        f = lambda: spmd.lax.broadcasted_iota(jnp.int32, (8, 4), 0, out_sharding=P("X"))  # noqa: E731
+        for out in (f(), spmd.jit(f)()):
+            assert str(spmd.typeof(out)) == "int32[8@X,4]"
+            assert out.sharding == NamedSharding(mesh, P("X", None))
+            np.testing.assert_array_equal(np.asarray(out), want)
+        assert "a:i32[8@X,4] = iota" in str(spmd.make_jaxpr(f)())
+        plain = spmd.lax.broadcasted_iota(jnp.int32, (8, 4), 0)
+        assert str(spmd.typeof(plain)) == "int32[8,4]"
+    with pytest.raises(ValueError, match=r"lax.broadcasted_iota out_sharding: a PartitionSpec"):
+        f()

@@ -972,7 +972,7 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_shardin
         dtype=dtypes.canonicalize_dtype(dtype),
         shape=_ints(shape),
         dimension=operator.index(dimension),
-        sharding=out_sharding,
+        sharding=_sharding_param(out_sharding, "broadcasted_iota"),
     )
 
 
@@ -997,6 +997,8 @@ def _iota_impl(*, dtype, shape, dimension, sharding):
 iota_p = core.Primitive("iota")
 iota_p.def_impl(_iota_impl)
 iota_p.def_abstract_eval(_iota_abstract_eval)
+# (Its result is placed as its ``sharding`` parameter asks, on Explicit axes in its type too.)
+sharding_rules.sharding_params[iota_p] = "sharding"
 # iota has no operands: it is never batched (the batching interpreter binds it as it is when no
 # operand is batched) and never has a tangent, so it needs no rules.
 
