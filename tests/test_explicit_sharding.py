@@ -89,3 +89,32 @@ def test_broadcasted_iota_places_its_result_on_out_sharding():
         assert str(spmd.typeof(plain)) == "int32[8,4]"
     with pytest.raises(ValueError, match=r"lax.broadcasted_iota out_sharding: a PartitionSpec"):
         f()
+
+
+@pytest.mark.parametrize(
+    ("shape", "spec", "new", "want"),
+    [
+        ((1, 8), (None, "X"), (8,), "float32[8@X]"),  # a singleton goes: was refused
+        ((8,), ("X",), (1, 1, 8), "float32[1,1,8@X]"),
+        ((1, 2, 1, 4), (None, "X", None, "Y"), (2, 4), "float32[2@X,4@Y]"),
+        ((2, 1, 4), ("X", None, None), (8,), "float32[8@X]"),
+        # A merge still needs its sharded dimensions first, singletons included (as JAX 0.10).
+        ((1, 2, 4), (None, "X", None), (8,), None),
+        ((2, 1, 4), ("X", None, "Y"), (8,), None),
+    ],
+)
+def test_reshape_types_on_explicit_axes(shape, spec, new, want):
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    x = np.arange(float(np.prod(shape)), dtype=np.float32).reshape(shape)
+    with spmd.set_mesh(mesh):
+        a = reshard(x, P(*spec))
+        if want is None:
+            with pytest.raises(
+                spmd.errors.ShardingTypeError, match="This reshape is not supported"
+            ):
+                a.reshape(new)
+            return
+        out = a.reshape(new)
+        assert str(spmd.typeof(out)) == want
+        assert str(spmd.typeof(spmd.jit(lambda a: a.reshape(new))(a))) == want
+        np.testing.assert_array_equal(np.asarray(out), x.reshape(new))

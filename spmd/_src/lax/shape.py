@@ -385,6 +385,11 @@ def _reshape_sharding_explicit(specs, avals, *, new_sizes, dimensions, sharding)
     # into one (its axes concatenate: the sharded ones must lead) or one splits into several
     # (the axes go to the leading parts as they divide); anything else must be unsharded.
     spec, in_shape = specs[0], avals[0].shape
+    kept = [k for k, d in enumerate(in_shape) if d != 1]
+    if [in_shape[k] for k in kept] == [d for d in new_sizes if d != 1]:
+        # Only singleton dimensions come or go (f32[1,8@X] -> f32[8@X]): the others keep theirs.
+        entries = iter(spec[k] for k in kept)
+        return tuple(None if d == 1 else next(entries) for d in new_sizes)
     in_cum = sharding_rules._cumprods(in_shape)
     out_cum = sharding_rules._cumprods(new_sizes)
     common = sorted(set(in_cum) & set(out_cum))
