@@ -32,6 +32,7 @@ from spmd._src.interpreters.batching import BatchTracer
 from spmd._src.jit_placement import check_explicit as _check_explicit
 from spmd._src.jit_placement import fill_unplaced as _fill_unplaced
 from spmd._src.jit_placement import in_typed_memory as _in_typed_memory
+from spmd._src.jit_placement import named_like_first_input as _named_like_first_input
 from spmd._src.jit_placement import placement_name as _placement_name
 from spmd._src.jit_placement import sharding_leaves as _sharding_leaves
 from spmd._src.jit_placement import space_key as _space_key
@@ -669,6 +670,9 @@ class JitWrapped:
                 outs = [w if w is not None else o for w, o in zip(wanted, outs)]
             outs = _fill_unplaced(outs, in_s, wanted, entry)
             outs = _in_typed_memory(outs, entry.jaxpr.out_avals, wanted, self.__name__)
+            outs = _named_like_first_input(
+                outs, in_s, entry.jaxpr.in_avals, entry.jaxpr.out_avals, wanted
+            )
             paths = None
             for i, (sh, aval) in enumerate(zip(outs, entry.jaxpr.out_avals)):
                 if isinstance(sh, NamedSharding):

@@ -4,6 +4,8 @@ types say, and ``in_shardings``/``out_shardings`` read per leaf."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 from spmd._src import core
@@ -20,12 +22,14 @@ from spmd._src.sharding import (
     Sharding,
     SingleDeviceSharding,
     resolve_spec,
+    spec_axes,
 )
 
 __all__ = [
     "check_explicit",
     "fill_unplaced",
     "in_typed_memory",
+    "named_like_first_input",
     "placement_name",
     "sharding_leaves",
     "space_key",
@@ -115,6 +119,53 @@ def in_typed_memory(outs: list, avals, wanted: list, name: str) -> list:
             kind = core.mem_space_to_kind(a.memory_space, f"jit({name})")
             if o.memory_kind != kind:
                 o = o.with_memory_kind(kind)
+        fixed.append(o)
+    return fixed
+
+
+def _tiling(s: NamedSharding, ndim: int) -> tuple:
+    """A sharding's layout for arrays of rank ``ndim``, whatever its spec's spelling: the
+    number of blocks per dimension and each device's block (P('x', 'y') and P() are one
+    layout on a 1x1 mesh), as XLA compares shardings."""
+    spec = s.spec._normalized(ndim)
+    shape = s.mesh.shape
+    counts = tuple(math.prod(shape[a] for a in spec_axes(e)) for e in spec)
+    blocks = {}
+    for pos in itertools.product(*(range(n) for n in s.mesh.axis_sizes)):
+        coord = dict(zip(s.mesh.axis_names, pos))
+        block = []
+        for e in spec:
+            k = 0
+            for a in spec_axes(e):  # major to minor
+                k = k * shape[a] + coord[a]
+            block.append(k)
+        blocks[s.mesh.devices[pos].id] = tuple(block)
+    return counts, tuple(sorted(blocks.items()))
+
+
+def named_like_first_input(outs: list, in_s: tuple, in_avals, out_avals, wanted: list) -> list:
+    """A result no out_shardings places, whose layout, rank and memory are those of the first
+    argument with a NamedSharding, is given that argument's sharding, as JAX names XLA's
+    result shardings (on a 1x1 mesh the gradient of an argument placed P('x', 'y') comes back
+    so). Explicit mesh axes type results: their shardings stand as they are."""
+    first = next(
+        ((s, a) for s, a in zip(in_s, in_avals) if isinstance(s, NamedSharding)), (None, None)
+    )
+    s0, a0 = first
+    if s0 is None or AxisType.Explicit in s0.mesh.axis_types:
+        return outs
+    fixed = []
+    for o, a, w in zip(outs, out_avals, wanted):
+        if (
+            w is None
+            and isinstance(o, NamedSharding)
+            and o != s0
+            and a.ndim == a0.ndim
+            and o.memory_kind == s0.memory_kind
+            and AxisType.Explicit not in o.mesh.axis_types
+            and _tiling(o, a.ndim) == _tiling(s0, a.ndim)
+        ):
+            o = s0
         fixed.append(o)
     return fixed
 

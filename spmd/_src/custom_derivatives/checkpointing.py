@@ -6,6 +6,7 @@ intermediate)."""
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -188,6 +189,41 @@ class _Policies:
 checkpoint_policies = _Policies()
 
 
+# fun -> {key: (jaxpr, consts, out_tree)}: as JAX, checkpoint traces a function once per
+# argument types (and statics), so a function reading a global later redefined keeps the
+# program it had (JAX's trace cache, observable in print_saved_residuals).
+_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TRACES_PER_FUN = 8
+
+
+def _trace_key(fun, in_tree, in_avals, leaves, by_pos) -> Any:
+    from spmd._src.config import config  # lazy: config imports the tracing machinery
+    from spmd._src.mesh import get_mesh
+
+    key = (
+        in_tree,
+        tuple(in_avals),
+        tuple(types_of(leaves) or ()),
+        tuple(sorted(by_pos.items())),
+        config.trace_context(),
+        core.trace_ctx.axis_env,
+        get_mesh(),
+    )
+    try:
+        hash(key)
+        weakref.ref(fun)
+    except TypeError:
+        return None
+    return key
+
+
+def _remember(fun, key, entry) -> None:
+    per = _TRACES.setdefault(fun, {})
+    if len(per) >= _TRACES_PER_FUN:
+        per.pop(next(iter(per)))
+    per[key] = entry
+
+
 def checkpoint(
     fun: Callable,
     *,
@@ -228,7 +264,15 @@ def checkpoint(
             out_box.append(out_tree)
             return out_leaves
 
-        jaxpr, consts = _trace_closed(flat_fun, in_avals, name, leaves)
+        key = _trace_key(fun, in_tree, in_avals, leaves, by_pos)
+        hit = _TRACES.get(fun, {}).get(key) if key is not None else None
+        if hit is not None:
+            jaxpr, consts, out_tree = hit
+            out_box.append(out_tree)
+        else:
+            jaxpr, consts = _trace_closed(flat_fun, in_avals, name, leaves)
+            if key is not None and not any(isinstance(c, core.Tracer) for c in consts):
+                _remember(fun, key, (jaxpr, consts, out_box[0]))
         outs = remat_p.bind(
             *consts,
             *leaves,

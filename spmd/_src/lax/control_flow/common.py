@@ -346,9 +346,10 @@ def jvp_jaxpr(
 
 def _jvp_jaxpr(closed, nonzeros, inst):
     in_avals = closed.in_avals
-    # Tangents keep their primal's weak type (as JAX's tangent avals do).
+    # Tangents keep their primal's weak type and memory (as JAX's tangent avals do): the
+    # tangent of a slice of xs in host memory is there too, and so its cotangent.
     t_avals = [
-        ShapedArray(a.shape, ad.tangent_dtype(a.dtype), a.weak_type)
+        ShapedArray(a.shape, ad.tangent_dtype(a.dtype), a.weak_type, memory_space=a.memory_space)
         for a, nz in zip(in_avals, nonzeros)
         if nz
     ]

@@ -295,8 +295,10 @@ def _scan_abstract_eval(*avals, jaxpr, length, reverse, num_consts, num_carry, u
             f"scan: the carry types {[a.str_short() for a in carry]} differ from the body's "
             f"carry output types {[a.str_short() for a in carry_out]}"
         )
+    # Stacked outputs are where the body leaves them (a slice in host memory: ys there too).
     ys = [
-        ShapedArray((length, *a.shape), a.dtype, a.weak_type) for a in jaxpr.out_avals[num_carry:]
+        ShapedArray((length, *a.shape), a.dtype, a.weak_type, memory_space=a.memory_space)
+        for a in jaxpr.out_avals[num_carry:]
     ]
     return list(carry_out) + ys
 
