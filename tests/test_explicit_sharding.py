@@ -118,3 +118,20 @@ def test_reshape_types_on_explicit_axes(shape, spec, new, want):
         assert str(spmd.typeof(out)) == want
         assert str(spmd.typeof(spmd.jit(lambda a: a.reshape(new))(a))) == want
         np.testing.assert_array_equal(np.asarray(out), x.reshape(new))
+
+
+def test_tile_refuses_a_sharded_dimension_it_repeats():
+    # As JAX 0.10: the repeated dimension would need gathering; spmd returned it replicated.
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh):
+        v = reshard(np.arange(8.0, dtype=np.float32), P("X"))
+        a = reshard(np.arange(32.0, dtype=np.float32).reshape(8, 4), P("X"))
+        msg = r"sharded on dimension 0 when the tiling is non-trivial\. Got input type: "
+        with pytest.raises(spmd.errors.ShardingTypeError, match=msg + r"float32\[8@X\] with reps"):
+            jnp.tile(v, 2)
+        with pytest.raises(spmd.errors.ShardingTypeError, match=msg + r"float32\[8@X,4\]"):
+            spmd.jit(lambda a: jnp.tile(a, (2, 1)))(a)
+        out = jnp.tile(a, (1, 2))
+        assert str(spmd.typeof(out)) == "float32[8@X,8]"
+        np.testing.assert_array_equal(np.asarray(out), np.tile(np.asarray(a), (1, 2)))
+        assert str(spmd.typeof(jnp.tile(v, (2, 1)))) == "float32[2,8@X]"

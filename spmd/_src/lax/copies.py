@@ -126,5 +126,20 @@ def _tile_sharding(specs, avals, *, reps):
     return tuple(None if r != 1 else e for e, r in zip(spec, reps[-len(spec) :]))
 
 
+def _tile_sharding_explicit(specs, avals, *, reps):
+    # Sharding in types: a repeated dimension would need gathering first, which a type does not
+    # do silently (JAX refuses it too); the others keep their axes.
+    spec = specs[0]
+    for i, (e, r) in enumerate(zip(spec, reps)):
+        if r != 1 and e is not None:
+            raise sharding_rules.ShardingTypeError(
+                f"Operand cannot be sharded on dimension {i} when the tiling is non-trivial. "
+                f"Got input type: {sharding_rules.type_str(avals[0], spec, short=False)} with "
+                f"reps: {tuple(reps)}"
+            )
+    return tuple(spec)
+
+
 sharding_rules.sharding_rules[tile_p] = _tile_sharding
+sharding_rules.explicit_rules[tile_p] = _tile_sharding_explicit
 deflinear(tile_p, _tile_transpose)
