@@ -945,3 +945,20 @@ def test_jit_results_on_explicit_meshes_are_spelled_as_their_types():
             spmd.jit(lambda: jnp.zeros(3), out_shardings=NamedSharding(m, P()))(),
         ]
         assert [str(r.sharding.spec) for r in got] == want[kind], kind
+
+
+def test_jaxpr_of_a_shard_map_on_the_context_mesh_prints_its_abstract_mesh():
+    # JAX 0.10.2: shard_map without mesh= (the mesh set_mesh put in context) prints the
+    # abstract mesh in its jaxpr, through transformations too; with mesh= the concrete one.
+    mesh = spmd.make_mesh((2,), ("i",))
+    x = jnp.ones(4)
+    abstract = "mesh=AbstractMesh('i': 2, axis_types=(Auto,), device_kind=cpu, num_cores=None, "
+    abstract += "platform=cpu)"
+    with spmd.set_mesh(mesh):
+        g = spmd.shard_map(lambda a: a * 2, in_specs=P("i"), out_specs=P("i"))
+        for f, arg in [(g, x), (spmd.grad(lambda a: g(a).sum()), x), (spmd.vmap(g), x[None])]:
+            text = str(spmd.make_jaxpr(f)(arg))
+            assert abstract in text and "mesh=Mesh(" not in text, text
+        assert g(x).sharding == NamedSharding(mesh, P("i"))
+        h = spmd.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+        assert "mesh=Mesh('i': 2, axis_types=(Auto,))" in str(spmd.make_jaxpr(h)(x))

@@ -254,6 +254,10 @@ def test_default_axis_types_switch():
         m = spmd.make_mesh((2, 4), ("x", "y"))
         assert m.axis_types == (AxisType.Explicit, AxisType.Explicit)
         assert str(m) == "Mesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit))"
+        # Only make_mesh's default changes: Mesh and AbstractMesh default to Auto (as JAX's).
+        devs = np.array(spmd.devices()[:4])
+        assert spmd.sharding.Mesh(devs, ("i",)).axis_types == (AxisType.Auto,)
+        assert spmd.sharding.AbstractMesh((4,), ("i",)).axis_types == (AxisType.Auto,)
     finally:
         spmd.config.update("spmd_default_axis_types", "auto")
     assert repr(spmd.sharding.AbstractMesh((2, 4), ("x", "y"))).startswith("AbstractMesh('x': 2")

@@ -35,9 +35,8 @@ class AxisType(enum.Enum):
 
 
 def _axis_types(axis_types: Any, n: int, who: str) -> tuple[AxisType, ...]:
-    if axis_types is None:
-        default = config.spmd_default_axis_types
-        return ((AxisType.Explicit if default == "explicit" else AxisType.Auto),) * n
+    if axis_types is None:  # (make_mesh's default follows spmd_default_axis_types)
+        return (AxisType.Auto,) * n
     if isinstance(axis_types, AxisType):
         return (axis_types,) * n
     axis_types = tuple(axis_types)
@@ -276,6 +275,11 @@ def make_mesh(
             f"Number of devices {len(devs)} must be >= the product of mesh_shape {shape}: "
             f"make_mesh's mesh of axis_shapes {shape} needs {n} devices."
         )
+    if axis_types is None:
+        # Auto unless spmd_default_axis_types says 'explicit' (JAX 0.10's make_mesh default;
+        # Mesh and AbstractMesh default to Auto in both).
+        explicit = config.spmd_default_axis_types == "explicit"
+        axis_types = (AxisType.Explicit if explicit else AxisType.Auto,) * len(names)
     # As JAX 0.10: a smaller mesh takes the first n devices (of those given).
     return Mesh(np.array(devs[:n], dtype=object).reshape(shape), names, axis_types=axis_types)
 

@@ -274,7 +274,7 @@ def _shard_map_compile(**params):
 
 
 def _shard_map_abstract_eval(
-    *avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes
+    *avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes, context_mesh=False
 ):
     sizes = dict(mesh.shape)
     return [
@@ -369,7 +369,10 @@ class _AxisNames:
 
 def _shard_map_pp(params: dict) -> list:
     manual = _AxisNames(_params_manual(params))
-    return sorted(dict(params, newly_manual_axes=manual).items())
+    params = dict(params, newly_manual_axes=manual)
+    if params.pop("context_mesh", False):
+        params["mesh"] = params["mesh"].abstract_mesh
+    return sorted(params.items())
 
 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
@@ -667,7 +670,9 @@ def _prepare(f, mesh, in_specs, out_specs, axis_names, check_vma, leaves, in_tre
     return traced, m, manual
 
 
-def _bind(traced, m, manual, check_vma, leaves) -> list:
+def _bind(traced, m, manual, check_vma, leaves, context_mesh: bool = False) -> list:
+    # context_mesh: the mesh came from set_mesh/use_mesh, not mesh=; a printed jaxpr shows it
+    # as its abstract mesh, as JAX's does (the parameter is there only when true).
     return shard_map_p.bind(
         *traced.consts,
         *leaves,
@@ -677,6 +682,7 @@ def _bind(traced, m, manual, check_vma, leaves) -> list:
         out_specs=traced.out_specs,
         check_vma=bool(check_vma),
         newly_manual_axes=frozenset(manual),
+        **({"context_mesh": True} if context_mesh else {}),
     )
 
 
@@ -777,7 +783,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, axis_names, check_vma, args, f
             fast.clear()
         fast[key] = exe = Executable(traced, m, manual, check_vma)
         return exe(args)
-    outs = _bind(traced, m, manual, check_vma, leaves)
+    outs = _bind(traced, m, manual, check_vma, leaves, context_mesh=mesh is None)
     return tu.tree_unflatten(traced.out_tree, outs)
 
 

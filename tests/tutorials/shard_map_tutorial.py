@@ -18,23 +18,14 @@ from functools import partial
 
 import numpy as np
 
-_EXPLICIT = "spmd's make_mesh defaults to Auto axes (docs/DESIGN.md); JAX 0.10.2's to Explicit"
 _MESH = (
     "a jit whose arguments sit on a mesh other than the context mesh (same devices): JAX gives "
     "its replicated scalar result the context mesh, spmd the arguments' mesh"
 )
+# The tutorial relies on JAX 0.10's make_mesh default (spmd's is Auto: docs/DESIGN.md).
+SPMD_CONFIG = {"spmd_default_axis_types": "explicit"}
 # cell -> (what spmd records, None for any value unlike JAX's; why it differs from JAX 0.10.2).
 KNOWN: dict[str, tuple[object, str]] = {
-    "pvary.jaxpr": (
-        None,
-        _EXPLICIT + ": the outer types print no @i, the mesh as Mesh(..., axis_types=(Auto,))",
-    ),  # fmt: skip
-    "scan.vma_error": (
-        {"error": "TypeError"},
-        _EXPLICIT + ": JAX refuses the unplaced argument against in_specs (ValueError) before "
-        "the scan; spmd reaches the scan and refuses its carry (JAX's TypeError, checked by "
-        "scan.vma_error.placed)",
-    ),
     "vma.out_specs_bug.unchecked": (
         {"error": "ValueError"},
         "with check_vma=False JAX keeps device 0's block of an output out_specs wrongly calls "
