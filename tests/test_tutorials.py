@@ -176,3 +176,14 @@ def test_mesh_takes_axis_types_by_position():
 
     m = Mesh(spmd.devices()[:2], ("s",), (AxisType.Explicit,))
     assert m.axis_types == (AxisType.Explicit,)
+
+
+def test_complex_values_are_recorded_and_compared():
+    import numpy as np
+    from record import encode
+
+    z = encode(np.array([1.5 - 2j, np.nan + 1j], np.complex64))
+    assert z["values"] == ["(1.5-2j)", "(nan+1j)"]
+    json.dumps(z)  # JSON has no complex numbers
+    assert not differences(dict(z, values=["(1.5000001-2j)", "(nan+1j)"]), z)
+    assert differences(dict(z, values=["(1.5+2j)", "(nan+1j)"]), z)

@@ -45,8 +45,10 @@ def encode(x):
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         a = np.asarray(x)
         vals = a.ravel().tolist()
-        if a.dtype.kind in "fc":
-            vals = [v if isinstance(v, complex) or math.isfinite(v) else str(v) for v in vals]
+        if a.dtype.kind == "f":
+            vals = [v if math.isfinite(v) else str(v) for v in vals]
+        elif a.dtype.kind == "c":  # JSON has no complex numbers: each is its text
+            vals = [str(v) for v in vals]
         rec = {"dtype": a.dtype.name, "shape": list(a.shape), "values": vals}
         sharding = getattr(x, "sharding", None)
         if sharding is not None and not isinstance(x, np.ndarray):
