@@ -214,3 +214,28 @@ def test_one_level_flattening_sees_a_key_array_as_a_leaf_as_jax_does():
         jax.tree_util.flatten_one_level(KEYS)
     assert not jax.tree_util.is_tree_node(type(KEYS))
     assert jax.tree_util.default_registry.flatten_one_level(KEYS) is None
+
+
+def test_vmapped_random_functions_draw_where_their_keys_are_placed():
+    # JAX 0.10.2 (8 CPU devices): a jit of vmapped samplers over keys placed P('x') gives
+    # results placed P('x') (spmd gave them unplaced: the random primitives had no sharding
+    # rule), eagerly too.
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+
+    mesh = jax.make_mesh((4, 2), ("x", "y"))
+    ks = jax.device_put(jax.random.split(jax.random.key(0), 8), NamedSharding(mesh, P("x")))
+    fns = {
+        "bits": jax.vmap(lambda k: jax.random.bits(k, (2,))),
+        "bits1": jax.vmap(lambda k: jax.random.bits(k, ())),
+        "uniform": jax.vmap(lambda k: jax.random.uniform(k, (2,))),
+        "split": jax.vmap(jax.random.split),
+        "fold_in": jax.vmap(lambda k: jax.random.fold_in(k, 3)),
+    }
+    for name, f in fns.items():
+        for g in (f, jax.jit(f)):
+            r = g(ks)
+            assert r.sharding.mesh is mesh and r.sharding.spec[:1] == ("x",), (name, r.sharding)
+            assert all(e is None for e in r.sharding.spec[1:]), (name, r.sharding)
+    # The values are those of the unplaced keys (bit for bit).
+    plain = jax.random.split(jax.random.key(0), 8)
+    np.testing.assert_array_equal(fns["uniform"](ks), fns["uniform"](plain))

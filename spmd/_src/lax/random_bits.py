@@ -35,7 +35,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.config import config
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import batching
+from spmd._src.interpreters import batching, sharding_rules
 from spmd._src.lax import elementwise as _ew
 from spmd._src.lax import shape as _shape
 from spmd._src.lax.rules import (
@@ -316,6 +316,14 @@ batching.primitive_batchers[random_seed_p] = _random_seed_vmap
 defjvp_zero(random_seed_p)
 
 
+def _key_batch(specs, avals) -> tuple:
+    """The sharding of the key batch dimensions (all but the key data's last): results keep it
+    (the keys of a vmapped random function placed over devices draw there, as in JAX)."""
+    keys = avals[0]
+    first = specs[0] if specs and specs[0] is not None else (None,) * keys.ndim
+    return tuple(first[: keys.ndim - 1])
+
+
 # ---------------------------------------------------------------------------------------------
 # random_bits
 
@@ -343,6 +351,9 @@ random_bits_p = core.Primitive("random_bits")
 random_bits_p.def_impl(random_bits_kernel)
 random_bits_p.def_abstract_eval(_random_bits_abstract_eval)
 batching.primitive_batchers[random_bits_p] = _random_bits_vmap
+sharding_rules.sharding_rules[random_bits_p] = lambda specs, avals, *, bit_width, shape: (
+    _key_batch(specs, avals) + (None,) * len(shape)
+)
 defjvp_zero(random_bits_p)
 
 
@@ -373,6 +384,9 @@ random_split_p = core.Primitive("random_split")
 random_split_p.def_impl(random_split_kernel)
 random_split_p.def_abstract_eval(_random_split_abstract_eval)
 batching.primitive_batchers[random_split_p] = _random_split_vmap
+sharding_rules.sharding_rules[random_split_p] = lambda specs, avals, *, shape, **_: (
+    _key_batch(specs, avals) + (None,) * (len(shape) + 1)
+)
 defjvp_zero(random_split_p)
 
 
@@ -425,6 +439,9 @@ random_fold_in_p = core.Primitive("random_fold_in")
 random_fold_in_p.def_impl(random_fold_in_kernel)
 random_fold_in_p.def_abstract_eval(_random_fold_in_abstract_eval)
 batching.primitive_batchers[random_fold_in_p] = _random_fold_in_vmap
+sharding_rules.sharding_rules[random_fold_in_p] = lambda specs, avals, **_: (
+    _key_batch(specs, avals) + (None,)
+)
 defjvp_zero(random_fold_in_p)
 
 
