@@ -572,3 +572,35 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
 
     m.defjvp(lambda primals, tangents: (jnp.sin(primals[0]), (tangents[0], tangents[0])))
     note(rec, "errors.jvp_structure", lambda: jvp(m, (3.0,), (1.0,)))
+
+    # -- Beyond the page: closures, and the programs the transformations make.
+    def closing(kind, c):
+        if kind == "jvp":
+            g = custom_jvp(lambda x: jnp.sin(x) * c)
+            g.defjvps(lambda t, ans, x: jnp.cos(x) * c * t)
+        else:
+            g = custom_vjp(lambda x: jnp.sin(x) * c)
+            g.defvjp(lambda x: (jnp.sin(x) * c, jnp.cos(x)), lambda cos_x, ct: (cos_x * c * ct,))
+        return g
+
+    for kind in ("jvp", "vjp"):
+        # Closing over a value a transformation other than differentiation traces is fine.
+        rec(f"closure.{kind}.jit", jit(lambda c, k=kind: grad(closing(k, c))(1.0))(2.0))
+        rec(f"closure.{kind}.vmap",
+            vmap(lambda c, k=kind: grad(closing(k, c))(1.0))(jnp.arange(3.0)))  # fmt: skip
+        # Closing over a value being differentiated is refused (UnexpectedTracerError).
+        note(rec, f"closure.{kind}.grad", lambda k=kind: grad(lambda c: closing(k, c)(1.0))(2.0))
+
+    @custom_jvp
+    def s(x):
+        return jnp.sin(x)
+
+    s.defjvps(lambda t, ans, x: jnp.cos(x) * t)
+    rec("jaxpr.jvp", str(make_jaxpr(lambda x, t: jvp(s, (x,), (t,)))(1.0, 1.0)))
+    rec("jaxpr.vmap", str(make_jaxpr(vmap(s))(jnp.arange(3.0))))
+    rec("jaxpr.jit_grad", str(make_jaxpr(jit(grad(s)))(1.0)))
+    rec("jaxpr.linearize", str(make_jaxpr(lambda x: jax.linearize(s, x)[1](1.0))(1.0)))
+    rec("jaxpr.grad_newton_sqrt", str(make_jaxpr(grad(newton_sqrt))(2.0)))
+    rec("jaxpr.grad_clip_vmap", str(make_jaxpr(vmap(grad(clip_sin)))(jnp.arange(3.0))))
+    y, f_lin = jax.linearize(s, 1.0)
+    rec("linearize.s", [y, f_lin(2.0)])
