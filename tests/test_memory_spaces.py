@@ -145,3 +145,37 @@ def test_error_device_put_host_sharding_rank():
                 a, NamedSharding(MESH, P("x", None), memory_kind="pinned_host")
             )
         )(np.ones(8, np.float32))
+
+
+def _one_device_shardings():
+    mesh = spmd.sharding.Mesh(np.array(spmd.devices()[0]).reshape(1, 1), ("x", "y"))
+    dev = NamedSharding(mesh, P("x", "y"), memory_kind="device")
+    return dev, dev.with_memory_kind("pinned_host")
+
+
+def test_grad_through_scan_of_host_xs_is_in_host_memory():
+    # As JAX 0.10.2: the slices of xs in host memory, their tangents and the stacked
+    # cotangents of the transposed scan are typed there (f32<host>), and so is the gradient.
+    dev, host = _one_device_shardings()
+    wh = spmd.device_put(jnp.ones((2, 4, 8)), host)
+
+    def g(w):
+        body = lambda c, x: (c + jnp.sum(spmd.device_put(x, dev)), None)  # noqa: E731
+        return spmd.lax.scan(body, 0.0, w)[0]
+
+    text = str(spmd.make_jaxpr(spmd.grad(g))(wh))
+    assert "_:f32[] i:f32<host>[2,4,8] = scan[" in text.replace("h:", "i:")
+    got = spmd.jit(spmd.grad(g))(wh)
+    assert got.sharding.memory_kind == "pinned_host"
+    np.testing.assert_array_equal(got, 1.0)
+
+
+def test_jit_result_takes_the_first_named_argument_sharding_of_its_layout():
+    # JAX names a result whose layout (on a 1x1 mesh: every layout), rank and memory are
+    # the first NamedSharding argument's with that argument's sharding.
+    dev, host = _one_device_shardings()
+    w = spmd.device_put(jnp.ones((2, 4, 8)), host)
+    out = spmd.jit(lambda w, x: (w * 2, x.T, jnp.ones((2, 4, 8))))(w, jnp.ones((3, 5)))
+    assert out[0].sharding == host  # P('x', 'y'), not the spec propagation gives
+    assert out[1].sharding.memory_kind == "device"
+    assert out[2].sharding.memory_kind == "device"

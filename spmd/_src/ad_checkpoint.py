@@ -32,8 +32,6 @@ def checkpoint_name(x: Any, name: str) -> Any:
     >>> checkpoint_name(jnp.ones(2), "a")
     Array([1., 1.], dtype=float32)
     """
-    if not isinstance(name, str):
-        raise TypeError(f"checkpoint_name: name must be a str, got {type(name).__name__}")
     return tu.tree_map(lambda v: name_p.bind(v, name=name), x)
 
 
@@ -103,23 +101,36 @@ def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[core.S
         if id(v) in res_ids:
             found.append((v.aval, f"from the argument {names[i] if i < len(names) else i}"))
     producer = {id(v): e for e in jaxpr.eqns for v in e.outvars}
+    # A saved value a checkpoint_name reads is reported as named, where the name is given.
+    named_inputs = {id(e.invars[0]) for e in jaxpr.eqns if e.primitive is name_p}
     for eqn in jaxpr.eqns:
+        if eqn.primitive is name_p:
+            vs = [v for v in (eqn.invars[0], eqn.outvars[0]) if type(v) is not Literal]
+            for v in vs:
+                if id(v) in res_ids:
+                    res_ids.discard(id(v))
+                    found.append((v.aval, f"named '{eqn.params['name']}' from {_src(eqn)}"))
+            continue
         at = eqn
         if eqn.primitive.name == "reduce_precision" and id(eqn.invars[0]) in producer:
             # checkpoint rounds the values it saves: the residual is what was rounded.
             eqn = producer[id(eqn.invars[0])]
-        src = eqn.source_info or ""
-        for v in at.outvars:
-            if id(v) not in res_ids:
-                continue
             if eqn.primitive is name_p:
-                found.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
-            elif eqn.primitive.name == "jit":
+                found.append((at.outvars[0].aval, f"named '{eqn.params['name']}' from {_src(eqn)}"))
+                continue
+        for v in at.outvars:
+            if id(v) not in res_ids or id(v) in named_inputs:
+                continue
+            if eqn.primitive.name == "jit":
                 name = eqn.params.get("name", "")
-                found.append((v.aval, f"output of jitted function '{name}' from {src}"))
+                found.append((v.aval, f"output of jitted function '{name}' from {_src(eqn)}"))
             else:
-                found.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
+                found.append((v.aval, f"output of {eqn.primitive.name} from {_src(eqn)}"))
     return found
+
+
+def _src(eqn) -> str:
+    return eqn.source_info or ""
 
 
 def print_saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays
+from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays, memory_spaces
 from spmd._src import devices as _devices
 from spmd._src import multiprocess as _multiprocess
 from spmd._src import profiler as _profiler
@@ -860,6 +860,8 @@ def _results(entry, outs: list, out_s: list | None = None):
         if out_s is not None and out_s[0] is not None:
             out._sharding = out_s[0]
             out._committed = True
+        elif out_s is None:
+            memory_spaces.place_unplaced([out], entry.jaxpr.out_avals)
         return out
     leaves = [
         Array(o if type(o) is np.ndarray else np.asarray(o), w)
@@ -870,6 +872,8 @@ def _results(entry, outs: list, out_s: list | None = None):
             if sh is not None:
                 o._sharding = sh
                 o._committed = True
+    else:  # no argument placed: results typed in host memory are there all the same
+        memory_spaces.place_unplaced(leaves, entry.jaxpr.out_avals)
     if entry.token_outs:
         for i in entry.token_outs:
             leaves[i] = tokens.Token()

@@ -171,6 +171,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         outs = _as_result(out, out_aval)
     if debug_floats.enabled:
         debug_floats.check(prim, outs, args, params)
+    if out_s is None and prim.multiple_results:
+        memory_spaces.place_unplaced(outs, out_aval)
     if out_s is not None:
         # In one process the data is the global buffer: the result is computed as if unsharded
         # and carries the sharding the propagation rule gives (as JAX's result would have).

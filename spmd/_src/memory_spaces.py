@@ -92,6 +92,20 @@ def _in_space(aval: Any, space: MemorySpace) -> Any:
     return aval.update(memory_space=space)
 
 
+def place_unplaced(outs: Sequence[Any], out_avals: Sequence[Any]) -> None:
+    """Results of an eager program whose operands are all on the device but whose types put
+    some in host memory (a transposed scan's cotangents of xs there) are placed in host
+    memory, as JAX's results are."""
+    if all(getattr(a, "memory_space", DEVICE_SPACE) is DEVICE_SPACE for a in out_avals):
+        return
+    from spmd._src.sharding import default_sharding  # lazy: sharding imports this module
+
+    for o, a in zip(outs, out_avals):
+        if a.memory_space is MemorySpace.Host and getattr(o, "_sharding", None) is None:
+            o._sharding = default_sharding().with_memory_kind("pinned_host")
+            o._committed = True
+
+
 def eager_shardings(
     prim: core.Primitive, params: dict, args: Sequence[Any], sig, out_aval: Any, out_s: Any
 ) -> Any:
