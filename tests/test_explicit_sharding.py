@@ -135,3 +135,28 @@ def test_tile_refuses_a_sharded_dimension_it_repeats():
         assert str(spmd.typeof(out)) == "float32[8@X,8]"
         np.testing.assert_array_equal(np.asarray(out), np.tile(np.asarray(a), (1, 2)))
         assert str(spmd.typeof(jnp.tile(v, (2, 1)))) == "float32[2,8@X]"
+
+
+def test_repeat_along_a_sharded_axis_needs_out_sharding():
+    # As JAX 0.10: ValueError asking for out_sharding (spmd kept the axis's sharding); given
+    # one, the repeat works on the whole axis and lands there, eager and in jit.
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    with spmd.set_mesh(mesh):
+        a = reshard(x, P("X"))
+        ask = r"Please pass sharding to `jnp.repeat` via `out_sharding` parameter\. \(jnp.repeat "
+        with pytest.raises(ValueError, match=ask + r"along axis 0 of float32\[8@X,4\]"):
+            jnp.repeat(a, 2, axis=0)
+        with pytest.raises(ValueError, match=ask + r"along axis 0 of float32\[32@X\]"):
+            spmd.jit(lambda a: jnp.repeat(a, 2))(a)
+        out = jnp.repeat(a, 2, axis=1)  # an unsharded axis: no question
+        assert str(spmd.typeof(out)) == "float32[8@X,8]"
+        np.testing.assert_array_equal(np.asarray(out), np.repeat(x, 2, axis=1))
+        reps = jnp.array([1, 2] * 4)
+        for f in (
+            lambda a: jnp.repeat(a, 2, axis=0, out_sharding=P("X")),
+            lambda a: jnp.repeat(a[:, 0], reps, total_repeat_length=12, out_sharding=P("X")),
+        ):
+            for out in (f(a), spmd.jit(f)(a)):
+                assert out.sharding.spec[0] == "X"
+        np.testing.assert_array_equal(np.asarray(f(a)), np.repeat(x[:, 0], [1, 2] * 4))

@@ -14,13 +14,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from spmd._src import core
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
+from spmd._src.interpreters import sharding_rules
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.sharding import apply_out_sharding, reshard
 from spmd._src.numpy import ufuncs
 from spmd._src.numpy.array_constructors import array, asarray
 from spmd._src.numpy.shape_ops import broadcast_to, moveaxis, ravel, reshape
@@ -38,6 +41,7 @@ from spmd._src.numpy.util import (
     convert,
     with_out_sharding,
 )
+from spmd._src.sharding import PartitionSpec
 from spmd._src.util import prod
 
 # ---------------------------------------------------------------------------------------------
@@ -111,7 +115,7 @@ def _take_along(a: Any, idx: Any, axis: int) -> Any:
 
 
 @over_key_data("jnp.repeat")
-@with_out_sharding("jnp.repeat")
+@with_out_sharding("jnp.repeat", inner=True)
 def repeat(
     a: Any,
     repeats: Any,
@@ -122,11 +126,16 @@ def repeat(
 ) -> Any:
     """Each element of ``a`` repeated ``repeats`` times (a scalar, or one count per element
     along ``axis``; ``axis=None`` flattens first). Traced ``repeats`` need a static
-    ``total_repeat_length``.
+    ``total_repeat_length``. An axis sharded on Explicit mesh axes needs ``out_sharding``.
 
     >>> jnp.repeat(jnp.array([1, 2]), 2)
     Array([1, 1, 2, 2], dtype=int32)
     """
+    out = _repeat(a, repeats, axis, total_repeat_length, out_sharding is None)
+    return apply_out_sharding(out, out_sharding, "jnp.repeat")
+
+
+def _repeat(a: Any, repeats: Any, axis: int | None, total_repeat_length, typed: bool) -> Any:
     check_arraylike("repeat", a, repeats)
     a = asarray(a)
     if axis is None:
@@ -134,6 +143,18 @@ def repeat(
         ax = 0
     else:
         ax = _axis(axis, a.ndim, "repeat")
+    s = sharding_rules.type_sharding(a)
+    spec = s.spec._normalized(a.ndim) if s is not None else None
+    if spec is not None and spec[ax] is not None:
+        if typed:
+            # The result's sharding along the repeated axis is ambiguous in types (JAX 0.10).
+            raise ValueError(
+                "Please pass sharding to `jnp.repeat` via `out_sharding` parameter. (jnp.repeat "
+                f"along axis {ax} of {sharding_rules.type_str(core.get_aval(a), spec, False)}, "
+                "sharded there on Explicit mesh axes.)"
+            )
+        # out_sharding decides the result's: the repeat itself works on the whole axis.
+        a = reshard(a, s.with_spec(PartitionSpec(*spec[:ax], None, *spec[ax + 1 :])))
     n = a.shape[ax]
     if isinstance(repeats, Tracer):
         if total_repeat_length is None:
