@@ -203,3 +203,19 @@ def test_checkpoint_traces_once_per_argument_types():
         np.testing.assert_allclose(spmd.grad(lambda v: f(v).sum())(jnp.ones(2)), 3 * np.cos(1.0))
     finally:
         _scale = 2.0
+
+
+def _scanned(w, x):
+    return spmd.lax.scan(lambda c, wi: (jnp.sin(wi @ c), None), x, w)[0].sum()
+
+
+def test_residuals_of_a_scan_are_located_at_the_scan():
+    # Also after grad of the same program ran once (its linearization is cached without
+    # locations): JAX's "output of scan from file:line:col (function)".
+    w, x = jnp.ones((3, 4, 4)), jnp.ones(4)
+    spmd.grad(_scanned)(w, x)
+    at = f"{HERE}:{line_of(_scanned, 1)}:11 (_scanned)"
+    assert printed(_scanned, w, x).splitlines()[1:] == [
+        f"f32[3,4] output of scan from {at}",
+        f"f32[3,4] output of scan from {at}",
+    ]
