@@ -277,3 +277,15 @@ def test_eager_grad_of_a_jit_compiles_its_programs_once(monkeypatch):
     again = g(X)
     assert n > 0 and len(compiled) == n
     np.testing.assert_array_equal(np.asarray(first), np.asarray(again))
+
+
+@pytest.mark.parametrize(
+    "out", [lambda x: (x, x), lambda x: [x], lambda x: {"a": x}, lambda x: None]
+)
+def test_grad_of_a_container_output_names_the_output(out):
+    # JAX's TypeError and words; the output's text follows (a custom_vjp fwd giving back a
+    # tuple for a scalar function reached this, in the custom derivatives tutorial's checks).
+    for transform in (spmd.grad, spmd.value_and_grad):
+        with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions\."
+                                            r" Output was (\(|\[|\{|None)"):  # fmt: skip
+            transform(out)(1.0)

@@ -303,6 +303,15 @@ def _check_input_dtype(name: str, x: Any, allow_int: bool, holomorphic: bool) ->
 
 
 def _check_scalar_output(name: str, fun: Callable, x: Any, holomorphic: bool = False) -> None:
+    if isinstance(x, str):
+        raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type")
+    if not core.valid_jaxtype(x):
+        # A container (tuple, list, dict) or None: JAX names the output as it came back.
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output was {x!r}. ({name} of "
+            f"{_fun_name(fun)}; use vjp or jacrev for non-scalar outputs, or has_aux=True for "
+            "an (output, aux) pair.)"
+        )
     aval = core.get_aval(x)
     if aval.shape != ():
         raise TypeError(
