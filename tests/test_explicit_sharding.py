@@ -160,3 +160,34 @@ def test_repeat_along_a_sharded_axis_needs_out_sharding():
             for out in (f(a), spmd.jit(f)(a)):
                 assert out.sharding.spec[0] == "X"
         np.testing.assert_array_equal(np.asarray(f(a)), np.repeat(x[:, 0], [1, 2] * 4))
+
+
+def test_indexing_ops_take_out_sharding():
+    # JAX's way round indexing a sharded dimension: .at[...].get/set/...(out_sharding=); spmd
+    # ignored it in get and refused the keyword in the updates.
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    with spmd.set_mesh(mesh):
+        a = reshard(x, P("X", "Y"))
+        with pytest.raises(spmd.errors.ShardingTypeError):
+            a[0]
+        for f in (
+            lambda a: a.at[0].get(out_sharding=P("Y")),
+            spmd.jit(lambda a: a.at[0].get(out_sharding=P("Y"))),
+        ):
+            out = f(a)
+            assert str(spmd.typeof(out)) == "float32[4@Y]"
+            np.testing.assert_array_equal(np.asarray(out), x[0])
+        want = {"set": 1.0, "add": x[0] + 1, "subtract": x[0] - 1, "multiply": x[0], "divide": x[0],
+                "power": x[0], "min": np.minimum(x[0], 1), "max": np.maximum(x[0], 1)}  # fmt: skip
+        for method, row in want.items():
+            out = getattr(a.at[0], method)(1.0, out_sharding=P("X", "Y"))
+            assert str(spmd.typeof(out)) == "float32[8@X,4@Y]", method
+            np.testing.assert_allclose(np.asarray(out)[0], row, err_msg=method)
+            np.testing.assert_array_equal(np.asarray(out)[1:], x[1:])
+        out = spmd.jit(lambda a: a.at[0].set(reshard(np.ones(4, np.float32), P("Y")),
+                                             out_sharding=P("X")))(a)  # fmt: skip
+        assert str(spmd.typeof(out)) == "float32[8@X,4]"
+        assert out.sharding.spec == P("X", None)
+        # Without a mesh in types, out_sharding still places the result.
+        np.testing.assert_array_equal(np.asarray(jnp.arange(4.0).at[1].get(out_sharding=None)), 1.0)

@@ -16,10 +16,12 @@ from typing import Any
 import numpy as np
 from spmd._src import api, dtypes
 from spmd._src.array import Array
+from spmd._src.interpreters import sharding_rules
 from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import indexing as lax_idx
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.indexing.common import GatherScatterMode, ScatterDimensionNumbers
+from spmd._src.lax.sharding import apply_out_sharding, reshard
 from spmd._src.numpy import ufuncs
 from spmd._src.numpy.indexing import (
     _INDEX_DTYPE,
@@ -29,6 +31,7 @@ from spmd._src.numpy.indexing import (
     rewriting_take,
 )
 from spmd._src.numpy.util import check_arraylike, convert, to_array
+from spmd._src.sharding import PartitionSpec
 from spmd._src.util import canonicalize_axis
 
 # ---------------------------------------------------------------------------------------------
@@ -150,78 +153,193 @@ class _IndexUpdateRef:
         fill_value=None,
         out_sharding=None,
     ):
-        """``x[idx]``, with the out-of-bounds ``mode`` (``'fill'`` reads ``fill_value``)."""
-        return rewriting_take(
-            self.array,
-            self.index,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-            mode=mode,
-            fill_value=fill_value,
-        )
+        """``x[idx]``, with the out-of-bounds ``mode`` (``'fill'`` reads ``fill_value``);
+        ``out_sharding``: the result's sharding (indexing a dimension sharded on Explicit mesh
+        axes needs it, as in JAX)."""
 
-    def _update(self, fn, values, indices_are_sorted, unique_indices, mode):
-        return _scatter_update(
-            self.array, self.index, values, fn, indices_are_sorted, unique_indices, mode
-        )
+        def take(array, _):
+            return rewriting_take(
+                array,
+                self.index,
+                indices_are_sorted=indices_are_sorted,
+                unique_indices=unique_indices,
+                mode=mode,
+                fill_value=fill_value,
+            )
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._placed(take, None, out_sharding, "get")
+
+    def _placed(self, compute, values, out_sharding, method: str):
+        """``compute(array, values)``; given ``out_sharding``, on the operands whole in their
+        types (no sharded dimension for the gather or scatter to resolve) and then moved there
+        (JAX's out_sharding= of the indexing ops)."""
+        if out_sharding is None:
+            return compute(self.array, values)
+        out = compute(_whole(self.array), None if values is None else _whole(values))
+        return apply_out_sharding(out, out_sharding, f"x.at[...].{method}")
+
+    def _update(self, fn, values, indices_are_sorted, unique_indices, mode, out_sharding, method):
+        def scatter(array, values):
+            return _scatter_update(
+                array, self.index, values, fn, indices_are_sorted, unique_indices, mode
+            )
+
+        return self._placed(scatter, values, out_sharding, method)
+
+    def set(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] = values`` (out of place); the last of repeated indices wins."""
-        return self._update(lax_idx.scatter, values, indices_are_sorted, unique_indices, mode)
+        return self._update(
+            lax_idx.scatter, values, indices_are_sorted, unique_indices, mode, out_sharding, "set"
+        )
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def add(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] += values``; repeated indices accumulate (``np.add.at``)."""
-        return self._update(lax_idx.scatter_add, values, indices_are_sorted, unique_indices, mode)
+        return self._update(
+            lax_idx.scatter_add, values, indices_are_sorted, unique_indices, mode, out_sharding,
+            "add",
+        )  # fmt: skip
 
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def subtract(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] -= values``; repeated indices accumulate."""
-        return self._update(lax_idx.scatter_sub, values, indices_are_sorted, unique_indices, mode)
+        return self._update(
+            lax_idx.scatter_sub, values, indices_are_sorted, unique_indices, mode, out_sharding,
+            "subtract",
+        )  # fmt: skip
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def multiply(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] *= values``; repeated indices accumulate."""
-        return self._update(lax_idx.scatter_mul, values, indices_are_sorted, unique_indices, mode)
+        return self._update(
+            lax_idx.scatter_mul, values, indices_are_sorted, unique_indices, mode, out_sharding,
+            "multiply",
+        )  # fmt: skip
 
     mul = multiply
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def divide(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] /= values`` (true division, so integer arrays give floats)."""
-        scaled = _scatter_update(
-            _ones_like(self.array),
-            self.index,
-            values,
-            lax_idx.scatter_mul,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-        )
-        return ufuncs.true_divide(self.array, scaled)
 
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        def divide(array, values):
+            scaled = _scatter_update(
+                _ones_like(array),
+                self.index,
+                values,
+                lax_idx.scatter_mul,
+                indices_are_sorted,
+                unique_indices,
+                mode,
+            )
+            return ufuncs.true_divide(array, scaled)
+
+        return self._placed(divide, values, out_sharding, "divide")
+
+    def power(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] **= values``."""
-        exponent = _scatter_update(
-            _ones_like(self.array),
-            self.index,
-            values,
-            lax_idx.scatter_mul,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-        )
-        return ufuncs.power(self.array, exponent)
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        def power(array, values):
+            exponent = _scatter_update(
+                _ones_like(array),
+                self.index,
+                values,
+                lax_idx.scatter_mul,
+                indices_are_sorted,
+                unique_indices,
+                mode,
+            )
+            return ufuncs.power(array, exponent)
+
+        return self._placed(power, values, out_sharding, "power")
+
+    def min(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] = minimum(x[idx], values)``."""
-        return self._update(lax_idx.scatter_min, values, indices_are_sorted, unique_indices, mode)
+        return self._update(
+            lax_idx.scatter_min, values, indices_are_sorted, unique_indices, mode, out_sharding,
+            "min",
+        )  # fmt: skip
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def max(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+    ):
         """``x[idx] = maximum(x[idx], values)``."""
-        return self._update(lax_idx.scatter_max, values, indices_are_sorted, unique_indices, mode)
+        return self._update(
+            lax_idx.scatter_max, values, indices_are_sorted, unique_indices, mode, out_sharding,
+            "max",
+        )  # fmt: skip
 
     def apply(self, func: Callable, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] = func(x[idx])`` for an elementwise ``func`` (once per indexed element)."""
         return _scatter_update(
             self.array, self.index, None, None, indices_are_sorted, unique_indices, mode, func
         )
+
+
+def _whole(x: Any) -> Any:
+    """``x`` unsharded in its type (on Explicit mesh axes), as it is otherwise."""
+    s = sharding_rules.type_sharding(x)
+    if s is None or all(e is None for e in s.spec):
+        return x
+    return reshard(x, s.with_spec(PartitionSpec()))
 
 
 class _IndexUpdateHelper:
