@@ -219,3 +219,24 @@ def test_residuals_of_a_scan_are_located_at_the_scan():
         f"f32[3,4] output of scan from {at}",
         f"f32[3,4] output of scan from {at}",
     ]
+
+
+def test_nested_checkpoint_keeps_its_primal_part_as_one_equation():
+    # JAX 0.10.2's forward program of a checkpoint inside a differentiated checkpoint.
+    inner = spmd.checkpoint(lambda z: jnp.sin(jnp.sin(z)))
+    outer = spmd.checkpoint(lambda y: jnp.sin(inner(y)))
+    f = lambda x: jnp.sin(outer(x))  # noqa: E731
+    assert str(spmd.make_jaxpr(lambda x: spmd.vjp(f, x))(3.0).jaxpr) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = remat2[\n"
+        "      differentiated=False\n"
+        "      jaxpr={ lambda ; c:f32[]. let d:f32[] = sin c; e:f32[] = sin d in (e,) }\n"
+        "      policy=None\n"
+        "      prevent_cse=True\n"
+        "    ] a\n"
+        "    f:f32[] = sin b\n"
+        "    g:f32[] = sin f\n"
+        "    h:f32[] = cos f\n"
+        "  in (g, a, h) }"
+    )
+    np.testing.assert_allclose(spmd.grad(f)(3.0), -0.96095115, rtol=1e-6)

@@ -25,14 +25,7 @@ from functools import partial
 
 from record import note
 
-KNOWN: dict[str, tuple[object, str]] = {
-    "recursive.fwd_bwd.rc8.fwd": (
-        None,
-        "a checkpoint nested in a differentiated checkpoint: JAX keeps the inner one's primal "
-        "part as a remat2[differentiated=False] equation in the forward program, spmd inlines "
-        "its equations (same values, same residuals)",
-    ),
-}
+KNOWN: dict[str, tuple[object, str]] = {}
 
 
 def _located(text: str) -> str:

@@ -375,6 +375,41 @@ def _inline_eqns(jaxpr: Jaxpr, in_atoms: Sequence[Any], out_vars: Sequence[Var])
     return eqns
 
 
+# How many remat2 partial evaluations are under way: one running inside another keeps its
+# primal part as a remat2 equation.
+_nesting = [0]
+
+
+def _spliced(eqns: list) -> list:
+    """``eqns`` with each remat2 primal part (differentiated=False) spliced in: recomputation
+    runs its equations, as JAX's backward program does."""
+    out = []
+    for e in eqns:
+        if e.primitive is remat_p and not e.params["differentiated"]:
+            out.extend(_inline_eqns(e.params["jaxpr"].jaxpr, e.invars, e.outvars))
+        else:
+            out.append(e)
+    return out
+
+
+def _as_jaxpr(eqns: list, in_atoms: Sequence[Any], out_atoms: Sequence[Any]) -> Jaxpr:
+    """``eqns`` (reading ``in_atoms``, making ``out_atoms``) as a jaxpr of its own, with
+    fresh variables."""
+    env: dict[int, Any] = {}
+    in_vars = []
+    for a in in_atoms:
+        v = Var(a.aval, sharding=getattr(a, "sharding", None))
+        env[id(a)] = v
+        in_vars.append(v)
+    body = []
+    for e in eqns:
+        ins = [env.get(id(a), a) for a in e.invars]
+        outs = [Var(o.aval, sharding=o.sharding) for o in e.outvars]
+        env.update((id(o), n) for o, n in zip(e.outvars, outs))
+        body.append(JaxprEqn(ins, outs, e.primitive, e.params, e.source_info))
+    return Jaxpr([], in_vars, [env.get(id(a), a) for a in out_atoms], body)
+
+
 def _insert_after(eqns: list, v: Var, new: JaxprEqn, rename_uses: bool = False) -> None:
     """Put ``new`` (which reads ``v``) right after the equation making ``v``; with
     ``rename_uses``, the equations after it read ``new``'s result instead of ``v``."""
@@ -415,7 +450,12 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
     policy = params["policy"]
     # remat2 equations with tangent inputs come from _remat_jvp, which hoists consts.
     assert not closed.jaxpr.constvars, "remat2 jaxpr with consts in partial evaluation"
-    known, unknown, out_unknowns, nres = pe.partial_eval_jaxpr(closed, unknowns)
+    nested = _nesting[0] > 0
+    _nesting[0] += 1
+    try:
+        known, unknown, out_unknowns, nres = pe.partial_eval_jaxpr(closed, unknowns)
+    finally:
+        _nesting[0] -= 1
     kj = known.jaxpr
     n_kout = len(kj.outvars) - nres
     res_atoms = kj.outvars[n_kout:]
@@ -461,7 +501,7 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
         for h, v in zip(saved_in, saved)
         if id(v) in offloaded
     ]
-    rec_eqns = back + [e for e in kj.eqns if id(e) in recompute]
+    rec_eqns = back + _spliced([e for e in kj.eqns if id(e) in recompute])
     # Saved values come first (then the known inputs, the unknown ones), as in JAX's remat2.
     rec_jaxpr = Jaxpr([], saved_in + kj.invars, res_atoms, rec_eqns)
 
@@ -492,6 +532,20 @@ def _remat_partial_eval(eqn: JaxprEqn, unknowns: Sequence[bool]):
             )  # fmt: skip
             _insert_after(known_eqns, sv, rp, rename_uses=True)
             saved_vars[i] = rounded
+
+    if nested:
+        # Inside a checkpoint being differentiated, the primal part of a checkpoint stays
+        # one remat2 equation (not differentiated), as JAX's forward program shows it.
+        body = _as_jaxpr(known_eqns, known_in_atoms, known_out_vars + saved_vars)
+        known_eqns = [
+            JaxprEqn(
+                known_in_atoms,
+                known_out_vars + saved_vars,
+                remat_p,
+                dict(params, jaxpr=ClosedJaxpr(body, []), differentiated=False),
+                eqn.source_info,
+            )
+        ]
 
     unknown_out_vars = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
     if not unknown_out_vars:
