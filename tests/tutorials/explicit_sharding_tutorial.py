@@ -178,6 +178,8 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     rec("rule.zeros.out", text(jax.typeof(jnp.zeros((8, 4), out_sharding=P("X", "Y")))))
     rec("rule.arange", text(jax.typeof(jnp.arange(8))))
     rec("rule.arange.out", text(jax.typeof(jnp.arange(8, out_sharding=P("Y")))))
+    iota = jax.lax.broadcasted_iota(jnp.int32, (8, 4), 0, out_sharding=P("X"))
+    rec("rule.iota.out", [text(jax.typeof(iota)), iota])
     # Unary elementwise ops keep the operand's sharding.
     a = reshard(jnp.arange(32.0).reshape(8, 4), P("X", "Y"))
     rec("rule.exp", text(jax.typeof(jnp.exp(a))))
@@ -196,14 +198,25 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     r = reshard(jnp.arange(64.0).reshape(8, 8), P("X", None))
     rec("rule.reshape.split", text(jax.typeof(r.reshape(8, 2, 4))))
     r3 = reshard(jnp.arange(64.0).reshape(2, 8, 4), P("X", None, None))
+    s1 = reshard(jnp.arange(8.0).reshape(1, 8), P(None, "X"))
     rec("rule.reshape.merge", text(jax.typeof(r3.reshape(2, 32))))
     rec("rule.reshape.singleton", text(jax.typeof(r.reshape(8, 1, 8))))
+    rec("rule.reshape.squeeze", text(jax.typeof(r.reshape(8, 1, 8).reshape(8, 8))))
+    rec("rule.reshape.squeeze_front", text(jax.typeof(s1.reshape(8))))
     note("rule.reshape.other", lambda: text(jax.typeof(r.reshape(4, 16))))
     note("rule.reshape.sharded_merge", lambda: text(jax.typeof(r3.reshape(16, 4))))
     rec(
         "rule.reshape.out_sharding",
         text(jax.typeof(jnp.reshape(r3, (16, 4), out_sharding=P("X", None)))),
     )
+    # Indexing a sharded dimension (gather, scatter) has no sharding rule: out_sharding says
+    # where the result goes, or auto_axes leaves it to the compiler.
+    note("rule.index.sharded", lambda: a[0])
+    rec("rule.index.get", a.at[0].get(out_sharding=P("Y")))
+    rec("rule.index.set", a.at[0].set(-1.0, out_sharding=P("X", "Y")))
+    first_row = auto_axes(lambda x: x[0], out_sharding=P("Y"))
+    rec("rule.index.auto_axes", first_row(a))
+    rec("rule.index.unsharded", reshard(a, P(None, "Y"))[2])
     # Both sides of a cond must agree on their results' shardings.
     s = reshard(jnp.arange(8.0), P("X"))
     t = reshard(jnp.arange(8.0), P("Y"))
