@@ -132,3 +132,14 @@ def test_closing_over_a_differentiated_value(kind, how):
     }[how]
     with pytest.raises(UnexpectedTracerError, match=f"The {kind} function <lambda> closes over"):
         run()
+
+
+def test_rule_whose_primal_output_reads_the_tangents():
+    f = spmd.custom_jvp(lambda x: jnp.sin(x))
+    f.defjvp(lambda p, t: (jnp.sin(p[0]) + t[0], t[0]))
+    # Linearization refuses it (JAX's ValueError and words); forward mode runs it as written.
+    for run in (lambda: spmd.grad(f)(1.0), lambda: spmd.jit(spmd.grad(f))(1.0)):
+        with pytest.raises(ValueError, match="Linearization failed to produce known values"):
+            run()
+    y, t = spmd.jvp(f, (1.0,), (1.0,))
+    assert abs(float(y) - 1.841471) < 1e-6 and float(t) == 1.0

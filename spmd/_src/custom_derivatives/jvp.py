@@ -129,7 +129,7 @@ class custom_jvp:
                 for i, a in enumerate(args)
             )
         trace, guard = _trace_of(args)
-        with core.set_current_trace(_on(trace, guard, f"custom_jvp {name}")):
+        with core.set_current_trace(_on(trace, guard, ("custom_jvp", name))):
             if trace is core.eval_trace:
                 return self.fun(*args)
             if isinstance(trace, ad.JVPTrace):
@@ -274,7 +274,7 @@ def _trace_of(args: tuple) -> tuple[core.Trace, core.Trace | None]:
             return trace, guard
 
 
-def _on(trace: core.Trace, guard: core.Trace | None, what: str) -> core.Trace:
+def _on(trace: core.Trace, guard: core.Trace | None, what: tuple[str, str]) -> core.Trace:
     """``trace``, refusing operands of the JVP trace ``guard`` (values the custom-derivative
     function ``what`` closes over while they are being differentiated)."""
     return trace if guard is None else _InlineJitTrace(trace, guard, False, what)
@@ -297,7 +297,7 @@ def _jvp_untraced(fn: custom_jvp, trace: ad.JVPTrace, args: tuple, name: str) ->
     rule = _JVPRule(fn.jvp, name, nondiff, in_tree, None, [])
     rule.symbolic_zeros = fn.symbolic_zeros
     params = dict(jvp=rule, num_consts=0, symbolic_zeros=fn.symbolic_zeros, name=name)
-    what = f"custom_jvp {name}"
+    what = ("custom_jvp", name)
     if trace.tangent_trace is trace.parent_trace:
         parent = trace.parent_trace
         inline = parent is not core.eval_trace
@@ -312,9 +312,11 @@ def _jvp_untraced(fn: custom_jvp, trace: ad.JVPTrace, args: tuple, name: str) ->
         finally:
             ad.linearizing_joint.reset(token)
         if any(isinstance(p, core.Tracer) and p._trace is tangent_trace for p in po):
-            raise ValueError(
-                f"custom_jvp function {name}: the primal output of its JVP rule "
-                f"{_fun_name(fn.jvp)} depends on the input tangents"
+            raise ValueError(  # JAX's words, then which rule
+                "Linearization failed to produce known values for all output primals. This is "
+                "typically caused by attempting to differentiate a function uses an operation "
+                f"that does not support reverse-mode autodiff. (custom_jvp function {name}: the "
+                f"primal output of its JVP rule {_fun_name(fn.jvp)} depends on the tangents.)"
             )
         # A tangent output that does not depend on the input tangents is zero (the map is
         # linear), as in the linearization of other primitives.
@@ -397,7 +399,9 @@ def _custom_jvp_call_batch(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts
 
 class _InlineJitTrace(core.Trace):
     """Forwards every primitive to its parent trace, except ``jit`` calls, whose bodies it
-    evaluates in place.
+    evaluates in place (with ``inline``), and values of the JVP trace ``guard``, which it
+    refuses: a custom-derivative function or rule running under it closed over a value that is
+    being differentiated (``what``: the function's kind and name, for the error).
 
     The user's jvp runs under it when a transformation is tracing: under linearize the rule's
     program is split by partial evaluation, and a ``jit`` equation that mixes primal and
@@ -408,18 +412,15 @@ class _InlineJitTrace(core.Trace):
 
     def __init__(
         self, parent_trace: core.Trace, guard: core.Trace | None = None, inline: bool = True,
-        what: str = "",
+        what: tuple[str, str] = ("", ""),
     ) -> None:  # fmt: skip
-        # ``guard``: the JVP trace differentiating a custom-derivative function whose rule runs
-        # here; a value of that trace reaching a primitive was closed over by the rule (``what``
-        # names the function in the error).
         self.parent_trace, self.guard, self.inline, self.what = parent_trace, guard, inline, what
 
     def process_primitive(self, prim, args, params):
         if self.guard is not None and any(
             isinstance(x, core.Tracer) and x._trace is self.guard for x in args
         ):
-            kind, name = self.what.split(" ", 1)
+            kind, name = self.what
             raise UnexpectedTracerError(
                 f"The {kind} function {name} closes over a value that is being differentiated. "
                 "Its rules cannot see the derivative with respect to such a value: pass the "

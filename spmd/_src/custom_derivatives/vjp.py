@@ -130,7 +130,7 @@ class custom_vjp:
             if 0 <= i < len(args):
                 _check_no_tracers(args[i], name, i)
         trace, guard = _trace_of(args)
-        with core.set_current_trace(_on(trace, guard, f"custom_vjp {name}")):
+        with core.set_current_trace(_on(trace, guard, ("custom_vjp", name))):
             if trace is core.eval_trace:
                 return self.fun(*args)
             if isinstance(trace, ad.JVPTrace):
@@ -183,7 +183,7 @@ def _vjp_untraced(cv: custom_vjp, trace: ad.JVPTrace, args: tuple, name: str) ->
     types = [sharding_rules.type_sharding(x) for x in primals]
     fwd = _FwdRule(cv, name, n, nums, by_pos, nondiff, in_tree, in_avals, None, [], types)
     in_zeros = tuple(type(t) is Zero for t in tangents)
-    rule_trace = _InlineJitTrace(trace.parent_trace, trace, False, f"custom_vjp {name}")
+    rule_trace = _InlineJitTrace(trace.parent_trace, trace, False, ("custom_vjp", name))
     with core.set_current_trace(rule_trace):
         outs, res, bwd_flat = fwd([], primals, [not z for z in in_zeros])
     out_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in outs)
