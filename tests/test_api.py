@@ -449,3 +449,49 @@ def test_jit_built_again_for_a_function_finds_its_traces():
     spmd.clear_caches()
     spmd.jit(f)(5.0)
     assert traced == [(), (1,), (), ()]
+
+
+def test_donated_arguments_are_deleted_when_a_result_reuses_them():
+    # JAX 0.10.2 on CPU: a donated Array is deleted when a result of its shape and element
+    # size can take its buffer (one result per donation; by position, by name, inside
+    # pytrees, sharded too); otherwise it stays valid, with a warning once per argument types.
+    import warnings
+
+    jnp = spmd.numpy
+
+    def donated(f, *args, **kw):
+        f(*args, **kw)
+        return [a.is_deleted() for a in args] + [v.is_deleted() for v in kw.values()]
+
+    assert donated(spmd.jit(lambda a: a, donate_argnums=0), jnp.arange(8.0)) == [True]
+    assert donated(spmd.jit(lambda a: a.astype(jnp.int32), donate_argnums=0), jnp.ones(8))
+    assert donated(spmd.jit(lambda a: a * 2, donate_argnames="a"), a=jnp.ones(8)) == [True]
+    two = spmd.jit(lambda a, b: (a * 2, a * 3), donate_argnums=0)
+    assert donated(two, jnp.ones(8), jnp.ones(8)) == [True, False]
+    tree = {"k": jnp.ones(8)}
+    spmd.jit(lambda d: {"k": d["k"] * 2}, donate_argnums=0)(tree)
+    assert tree["k"].is_deleted()
+    mesh = spmd.make_mesh((8,), ("x",))
+    s = spmd.sharding.NamedSharding(mesh, spmd.sharding.PartitionSpec("x"))
+    assert donated(spmd.jit(lambda a: a * 2, donate_argnums=0), spmd.device_put(jnp.ones(8), s))
+    # Not reusable: kept, with JAX's warning (once for these argument types).
+    f = spmd.jit(lambda a, b: a * b, donate_argnums=(0, 1))
+    with pytest.warns(UserWarning, match=r"Some donated buffers were not usable: float32\[8\]"):
+        assert donated(f, jnp.ones(8), jnp.ones(8)) == [True, False]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert donated(f, jnp.ones(8), jnp.ones(8)) == [True, False]
+    with pytest.warns(UserWarning, match="not usable"):
+        assert donated(spmd.jit(lambda a: a.sum(), donate_argnums=0), jnp.ones(8)) == [False]
+    # A donated array used again, or twice in one call, is refused before any work.
+    g = spmd.jit(lambda a: a + 1, donate_argnums=0)
+    x = jnp.ones(8)
+    g(x)
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[8\]"):
+        g(x)
+    y = jnp.ones(8)
+    with pytest.raises(ValueError, match=r"donated array f32\[8\] is passed twice"):
+        spmd.jit(lambda a, b: a + b, donate_argnums=(0, 1))(y, y)
+    assert not y.is_deleted()
+    # NumPy arguments and Python scalars are copied in: nothing to delete.
+    assert float(g(2.0)) == 3.0 and g(np.ones(8)).shape == (8,)

@@ -199,3 +199,36 @@ def test_item_assignment_is_a_type_error_pointing_to_at(jit):
 
     with pytest.raises(TypeError, match=r"does not support item assignment.*x\.at\[idx\]\.set"):
         (spmd.jit(f) if jit else f)(jnp.zeros((3, 3)))
+
+
+def test_deleted_array_keeps_its_type_and_refuses_its_values():
+    # JAX 0.10.2: shape, dtype and sharding stay; every use of the values is a RuntimeError
+    # naming the type (block_until_ready: JAX's runtime error).
+    from spmd.errors import JaxRuntimeError
+
+    w = jnp.arange(8.0)
+    s = w.sharding
+    w.delete()
+    w.delete()  # again: nothing happens
+    assert w.is_deleted() and (w.shape, w.dtype, w.ndim, w.size) == ((8,), np.float32, 1, 8)
+    assert w.sharding == s
+    uses = {
+        "add": lambda: w + 1,
+        "radd": lambda: 1 + w,
+        "repr": lambda: repr(w),
+        "str": lambda: str(w),
+        "asarray": lambda: np.asarray(w),
+        "index": lambda: w[0],
+        "item": lambda: w.item(),
+        "sum": lambda: jnp.sum(w),
+        "jit": lambda: spmd.jit(lambda a: a * 2)(w),
+        "vmap": lambda: spmd.vmap(lambda a: a)(w),
+        "grad": lambda: spmd.grad(lambda a: a.sum())(w),
+        "device_put": lambda: spmd.device_put(w, spmd.devices()[1]),
+    }
+    for use in uses.values():
+        with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[8\]\."):
+            use()
+    with pytest.raises(JaxRuntimeError, match="deleted or donated buffer"):
+        w.block_until_ready()
+    assert not jnp.arange(3.0).is_deleted()

@@ -20,6 +20,37 @@ from spmd._src import sharding as shd
 from spmd._src.config import config
 
 
+class Deleted:
+    """The data of a deleted (or donated) Array: its shape and dtype, and a RuntimeError for
+    any use of its values, as JAX's ("Array has been deleted with shape=float32[8].")."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: np.dtype) -> None:
+        self.shape, self.dtype = shape, dtype
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.dtype.itemsize)
+
+    def fail(self, *_, **__):
+        shape = ",".join(map(str, self.shape))
+        raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{shape}].")
+
+    def __getattr__(self, name: str):
+        self.fail()
+
+    __array__ = __array_ufunc__ = __array_function__ = __getitem__ = __iter__ = __len__ = fail
+    __bool__ = __int__ = __float__ = __complex__ = __index__ = __setitem__ = fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = fail
+    __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = __pow__ = __rpow__ = fail
+    __lt__ = __le__ = __gt__ = __ge__ = __str__ = fail
+
+    def __repr__(self) -> str:  # (only in tracebacks: printing the Array itself raises)
+        return f"<deleted {self.dtype.name}{list(self.shape)}>"
+
+
 class Array:
     """An immutable array of values, possibly sharded over devices."""
 
@@ -52,6 +83,8 @@ class Array:
     @property
     def aval(self) -> core.ShapedArray:
         v = self._value
+        if type(v) is Deleted:  # (every transformation takes its arguments' types first)
+            v.fail()
         s = self._sharding
         if s is not None and s.memory_kind == "pinned_host":
             # An array in host memory has it in its type (f32<host>[8]).
@@ -85,6 +118,8 @@ class Array:
     # -- conversions -----------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
         v = self._value
+        if type(v) is Deleted:
+            v.fail()
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return v.astype(dtype)
         if copy:
@@ -115,6 +150,12 @@ class Array:
         return self._value.tolist()
 
     def block_until_ready(self) -> Array:
+        if type(self._value) is Deleted:
+            from spmd._src.errors import JaxRuntimeError
+
+            raise JaxRuntimeError(
+                "INVALID_ARGUMENT: BlockHostUntilReady() called on deleted or donated buffer"
+            )
         return self
 
     def copy_to_host_async(self) -> None:
@@ -207,10 +248,13 @@ class Array:
         return self.addressable_shards[index].data
 
     def is_deleted(self) -> bool:
-        return False
+        return type(self._value) is Deleted
 
     def delete(self) -> None:
-        pass
+        """Free the array's data (as JAX's ``Array.delete``): later uses raise RuntimeError;
+        its shape, dtype and sharding stay readable."""
+        if type(self._value) is not Deleted:
+            self._value = Deleted(self._value.shape, self._value.dtype)
 
     # -- printing --------------------------------------------------------------------------
     def __str__(self) -> str:

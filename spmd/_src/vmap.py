@@ -219,6 +219,9 @@ def vmap(
                 spmd_axis_name=spmd_axis_name,
             )(args, kwargs)
         leaves, axes, descs, treedef = _flat_in_axes(in_axes, args, fun)
+        for x in leaves:
+            if getattr(x, "is_deleted", None) is not None and x.is_deleted():
+                core.get_aval(x)  # a deleted (donated) Array: raises, naming its type
         axes = [
             _check_axis("in_axes", d, np.ndim(x), f"argument {desc}: its shape is {np.shape(x)}")
             for x, d, desc in zip(leaves, axes, descs)
