@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
-import warnings
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
@@ -19,6 +18,7 @@ import numpy as np
 
 from spmd._src import compile_log, core, debug_floats, dispatch, dtypes, key_arrays, memory_spaces
 from spmd._src import devices as _devices
+from spmd._src import donation as _donation
 from spmd._src import multiprocess as _multiprocess
 from spmd._src import profiler as _profiler
 from spmd._src import refs as _refs
@@ -351,17 +351,8 @@ class JitWrapped:
         self._static_argnums = tuple(sorted(nums))
         self._static_argnames = frozenset(names)
         self._donate_argnums = _ensure_tuple(donate_argnums)
-        # Donated arguments, by position and by name (each way also names the other, as JAX).
-        donate_names = set(_ensure_tuple(donate_argnames))
-        donate_nums = set(self._donate_argnums)
-        for n in list(donate_names):
-            if n in pos_names:
-                donate_nums.add(pos_names.index(n))
-        for i in list(donate_nums):
-            if i < len(pos_names):
-                donate_names.add(pos_names[i])
-        self._donated = (frozenset(donate_nums), frozenset(donate_names))
-        self._donates = bool(donate_nums or donate_names)
+        self._donated = _donation.donated_args(self._donate_argnums, donate_argnames, pos_names)
+        self._donates = bool(self._donated[0] or self._donated[1])
         self._donation_warned: set = set()  # argument types whose unusable donations were told
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
@@ -520,50 +511,8 @@ class JitWrapped:
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
         if self._donates and core.trace_ctx.trace is core.eval_trace:
-            return self._donating_call(args, kwargs)
+            return _donation.donating_call(self, args, kwargs)
         return self._call(args, kwargs)
-
-    def _donating_call(self, args: tuple, kwargs: dict):
-        """A call with donated arguments, as JAX's on CPU: each donated Array whose buffer a
-        result of the same shape and element size can reuse is deleted after the call (using
-        it again raises); the others are kept, with a warning (once per argument types)."""
-        nums, names = self._donated
-        trees = [a for i, a in enumerate(args) if i in nums]
-        trees += [v for k, v in kwargs.items() if k in names]
-        donated = [x for x in tu.tree_leaves(trees) if type(x) is Array]
-        seen: set = set()
-        for x in donated:
-            if x.is_deleted():
-                x._value.fail()
-            if id(x) in seen:
-                raise ValueError(
-                    f"jit({self.__name__}): the donated array {x.aval.str_short()} is passed "
-                    "twice; a donated buffer may be used once per call (JAX: 'Attempt to use a "
-                    "buffer that was previously donated in the same call')"
-                )
-            seen.add(id(x))
-        out = self._call(args, kwargs)
-        free = [(o.shape, o.dtype.itemsize) for o in tu.tree_leaves(out) if type(o) is Array]
-        unusable = []
-        for x in donated:
-            key = (x.shape, x.dtype.itemsize)
-            if key in free:
-                free.remove(key)
-                x.delete()
-            else:
-                unusable.append(x.aval.str_short(short_dtypes=False))
-        if unusable:
-            sig = tuple((x.shape, x.dtype) for x in donated)
-            if sig not in self._donation_warned:
-                self._donation_warned.add(sig)
-                warnings.warn(
-                    f"Some donated buffers were not usable: {', '.join(unusable)}.\n"
-                    f"jit({self.__name__}) has no result of the same shape and element size "
-                    "to reuse them for; they stay valid.",
-                    UserWarning,
-                    stacklevel=3,
-                )
-        return out
 
     def _call(self, args: tuple, kwargs: dict):
         if _profiler.recording and core.trace_ctx.trace is core.eval_trace:
