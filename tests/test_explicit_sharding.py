@@ -191,3 +191,30 @@ def test_indexing_ops_take_out_sharding():
         assert out.sharding.spec == P("X", None)
         # Without a mesh in types, out_sharding still places the result.
         np.testing.assert_array_equal(np.asarray(jnp.arange(4.0).at[1].get(out_sharding=None)), 1.0)
+
+
+def test_vjp_cotangent_must_have_the_output_sharding_in_its_type():
+    # As JAX 0.10: the VJP function's argument is typed like the output (f32[8@X] wants an
+    # f32[8@X] cotangent); jacrev builds its basis so; grad's scalar seed is unaffected.
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh):
+        v = reshard(np.arange(8.0, dtype=np.float32), P("X"))
+        _, pullback = spmd.vjp(jnp.sin, v)
+        msg = (r"unexpected JAX type \(e\.g\. shape/dtype\) for argument to VJP function: got "
+               r"float32\[8\], but expected float32\[8@X\] because the corresponding output of "
+               r"the differentiated function had JAX type float32\[8@X\]")  # fmt: skip
+        with pytest.raises(ValueError, match=msg):
+            pullback(jnp.ones(8))
+        with pytest.raises(ValueError, match=msg):
+            spmd.jit(pullback)(jnp.ones(8))
+        with pytest.raises(ValueError, match=r"got float32\[8@Y\], but expected float32\[8@X\]"):
+            pullback(reshard(jnp.ones(8), P("Y")))
+        with pytest.raises(ValueError, match=r"got float32\[4@Y\], but expected float32\[4\]"):
+            spmd.vjp(jnp.sin, jnp.ones(4))[1](reshard(jnp.ones(4), P("Y")))
+        (ct,) = pullback(reshard(jnp.ones(8), P("X")))
+        assert str(spmd.typeof(ct)) == "float32[8@X]"
+        np.testing.assert_allclose(np.asarray(ct), np.cos(np.arange(8.0)), rtol=1e-6)
+        jac = spmd.jacrev(jnp.sin)(v)
+        assert str(spmd.typeof(jac)) == "float32[8,8@X]"
+        np.testing.assert_allclose(np.asarray(jac), np.diag(np.cos(np.arange(8.0))), rtol=1e-6)
+        assert str(spmd.typeof(spmd.grad(lambda x: jnp.sin(x).sum())(v))) == "float32[8@X]"

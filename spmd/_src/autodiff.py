@@ -22,13 +22,15 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
-from spmd._src.interpreters import ad
+from spmd._src.core_printing import typed_str
+from spmd._src.interpreters import ad, sharding_rules
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import elementwise as lax_ew
 from spmd._src.lax import refs
 from spmd._src.lax import rules as lax_rules
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy.util import to_array
+from spmd._src.sharding import P
 from spmd._src.vmap import vmap
 
 
@@ -110,6 +112,8 @@ class _VjpStatic:
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.out_avals = [ad.tangent_aval(core.get_aval(p)) for p in out_primals]
+        # The results' shardings in types (Explicit mesh axes): a cotangent must have them too.
+        self.out_types = [sharding_rules.type_sharding(p) for p in out_primals]
         self.n_aux = n_aux
 
 
@@ -141,8 +145,16 @@ def _vjp_pullback(static: _VjpStatic, residuals: list, *cts: Any) -> tuple[Any, 
             "function must have the structure of the differentiated function's output, "
             f"{out_tree}, but got {ct_tree}."
         )
-    for c, pa in zip(ct_leaves, static.out_avals):
+    for c, pa, ps in zip(ct_leaves, static.out_avals, static.out_types):
         ca = core.get_aval(c)
+        cs = sharding_rules.type_sharding(c)
+        if (ps is not None or cs is not None) and _typed_dims(ps, pa) != _typed_dims(cs, ca):
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{typed_str(ca, cs, False)}, but expected {typed_str(pa, ps, False)} because "
+                "the corresponding output of the differentiated function had JAX type "
+                f"{typed_str(pa, ps, False)}"
+            )
         if ca.shape != pa.shape or ca.dtype != pa.dtype:
             raise ValueError(
                 "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
@@ -166,6 +178,29 @@ def _vjp_pullback(static: _VjpStatic, residuals: list, *cts: Any) -> tuple[Any, 
     ct_in = linear.transpose([_as_value(c) for c in ct_leaves] + zeros[: static.n_aux])
     ct_in = [_instantiate_ct(c, a) for c, a in zip(ct_in, static.in_avals)]
     return tu.tree_unflatten(static.in_tree, ct_in)
+
+
+def _typed_like(basis: Any, y: Any) -> Any:
+    """A basis of cotangents for the result ``y`` (stacked along a leading dimension) sharded
+    as ``y``'s type is, as the VJP function wants its cotangents."""
+    s = sharding_rules.type_sharding(y)
+    if s is None:
+        return basis
+    from spmd._src.lax.sharding import reshard  # lazy: lax.sharding sits above autodiff
+
+    return reshard(basis, s.with_spec(P(None, *s.spec._normalized(np.ndim(y)))))
+
+
+def _typed_dims(sharding: Any, aval: Any) -> tuple:
+    """The Explicit mesh axes sharding each dimension of a value of type ``aval``."""
+    if sharding is None:
+        return ((),) * len(aval.shape)
+    explicit = {a for a, t in zip(sharding.mesh.axis_names, sharding.mesh.axis_types)
+                if t.name == "Explicit"}  # fmt: skip
+    return tuple(
+        tuple(a for a in sharding_rules.spec_axes(e) if a in explicit)
+        for e in sharding.spec._normalized(len(aval.shape))
+    )
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
@@ -552,7 +587,7 @@ def jacrev(
         else:
             out, f_vjp = vjp(f_partial, *in_leaves)
         out_leaves, out_tree = tu.tree_flatten(out)
-        basis = _std_basis(out_leaves)
+        basis = [_typed_like(b, y) for b, y in zip(_std_basis(out_leaves), out_leaves)]
 
         def pull(*b):
             return f_vjp(tu.tree_unflatten(out_tree, list(b)))
