@@ -218,3 +218,21 @@ def test_vjp_cotangent_must_have_the_output_sharding_in_its_type():
         assert str(spmd.typeof(jac)) == "float32[8,8@X]"
         np.testing.assert_allclose(np.asarray(jac), np.diag(np.cos(np.arange(8.0))), rtol=1e-6)
         assert str(spmd.typeof(spmd.grad(lambda x: jnp.sin(x).sum())(v))) == "float32[8@X]"
+
+
+def test_vmap_spmd_axis_name_must_agree_with_the_mapped_dimensions_type():
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh):
+        a = reshard(np.arange(32.0, dtype=np.float32).reshape(8, 4), P("X", "Y"))
+        twice = lambda r: r * 2  # noqa: E731
+        with pytest.raises(ValueError, match=r"Only one of spmd_axis_name or arrays sharded on "
+                                             r"`Explicit` mesh axis type is allowed\. Got "
+                                             r"spmd_axis_name=\('X',\) and arrays sharded on "
+                                             r"explicit_mesh_axis=\('Y',\)"):  # fmt: skip
+            spmd.vmap(twice, in_axes=1, spmd_axis_name="X")(a)
+        with pytest.raises(ValueError, match=r"spmd_axis_name=\('X', 'Y'\) .*=\('X',\)"):
+            spmd.vmap(twice, spmd_axis_name=("X", "Y"))(a)
+        # The same axes, or a mapped dimension unsharded in its type, are fine (as JAX).
+        assert str(spmd.typeof(spmd.vmap(twice, spmd_axis_name="X")(a))) == "float32[8@X,4@Y]"
+        b = reshard(a, P(None, "Y"))
+        assert str(spmd.typeof(spmd.vmap(twice, spmd_axis_name="Y")(b))) == "float32[8,4@Y]"

@@ -164,6 +164,23 @@ def _check_mapped_shardings(leaves, axes) -> tuple | None:
     return meshes[0], first
 
 
+def _check_spmd_axis_name(spmd_axis_name: Any, mapped: tuple | None) -> None:
+    """``spmd_axis_name`` and inputs whose mapped dimensions are sharded on Explicit mesh axes
+    must name the same axes (the results' mapped dimension cannot take two): ValueError
+    otherwise, as JAX 0.10's."""
+    if spmd_axis_name is None or mapped is None:
+        return
+    names = (spmd_axis_name,) if isinstance(spmd_axis_name, str) else tuple(spmd_axis_name)
+    typed = tuple(spec_axes(mapped[1]))
+    if names != typed:
+        raise ValueError(
+            "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is "
+            f"allowed. Got spmd_axis_name={names} and arrays sharded on "
+            f"explicit_mesh_axis={typed} (vmap: the inputs' mapped dimensions are sharded over "
+            f"{typed} in their types)"
+        )
+
+
 def _broadcast_out(v: Any, size: int, od: int, mapped: tuple | None) -> Any:
     """An output that does not depend on the mapped axis, broadcast straight into its mapped
     dimension ``od`` of ``size`` (as JAX's vmap, whose jaxprs print the dimensions as NumPy
@@ -228,6 +245,7 @@ def vmap(
         ]
         size = _axis_size(leaves, axes, descs, axis_size)
         mapped = _check_mapped_shardings(leaves, axes)
+        _check_spmd_axis_name(spmd_axis_name, mapped)
         out_box = []
 
         def flat_fun(*flat):
