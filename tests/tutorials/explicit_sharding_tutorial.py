@@ -242,6 +242,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     rec("rule.vmap.sum", text(jax.typeof(jax.vmap(jnp.sum)(v))))
     # ... and the arguments must agree on it.
     note("rule.vmap.mismatch", lambda: jax.vmap(lambda p, q: p + q)(s, t))
+    note("rule.vmap.spmd_axis_name", lambda: jax.vmap(lambda p: p, spmd_axis_name="Y")(v))
     # make_jaxpr without concrete arguments needs the shardings in the types.
     spec = jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=P("X", "Y"))
     rec("rule.make_jaxpr.spec", text(spec))
@@ -250,3 +251,8 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     grads = jax.grad(lambda x: jnp.sum(jnp.sin(x)))(a)
     rec("rule.grad", text(jax.typeof(grads)))
     rec("rule.grad.value", grads)
+    _, pullback = jax.vjp(jnp.sin, a)
+    note("rule.vjp.unsharded_cotangent", lambda: pullback(jnp.ones((8, 4))))
+    rec("rule.vjp", text(jax.typeof(pullback(jnp.cos(a))[0])))
+    rec("rule.jacrev", text(jax.typeof(jax.jacrev(jnp.sin)(s))))
+    rec("rule.jacfwd", text(jax.typeof(jax.jacfwd(jnp.sin)(s))))
