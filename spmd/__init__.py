@@ -250,3 +250,20 @@ __all__ = [
     "tree",
     "tree_util",
 ]
+
+# Names JAX has removed, with what to use instead (JAX 0.10 raises AttributeError saying so).
+_REMOVED = {
+    "device_put_replicated": "jax.device_put_replicated is deprecated; use jax.device_put "
+    "instead (spmd.device_put(x, NamedSharding(mesh, P())) replicates x over a mesh's devices)",
+    "device_put_sharded": "jax.device_put_sharded is deprecated; use jax.device_put instead "
+    "(spmd.device_put(jnp.stack(xs), NamedSharding(mesh, P('x'))) puts one block per device)",
+}
+
+
+def __getattr__(name: str):
+    if name in _REMOVED:
+        raise AttributeError(
+            _REMOVED[name] + ". See https://docs.jax.dev/en/latest/migrate_pmap.html"
+            "#drop-in-replacements for a drop-in replacement."
+        )
+    raise AttributeError(f"module 'spmd' has no attribute {name!r}")

@@ -174,3 +174,17 @@ def test_lax_linalg_lu_as_jax():
     np.testing.assert_allclose(np.asarray(out[0]), [[3.0, 4.0], [1 / 3, 2 / 3]], rtol=1e-6)
     assert out[1].tolist() == [1, 1] and out[2].tolist() == [1, 0]
     assert out[1].dtype == np.int32
+
+
+def test_names_jax_removed_say_what_replaces_them():
+    # JAX 0.10.2 raises AttributeError naming jax.device_put as the replacement.
+    import spmd
+
+    for name in ("device_put_replicated", "device_put_sharded"):
+        with pytest.raises(
+            AttributeError, match=rf"jax\.{name} is deprecated; use jax\.device_put"
+        ):
+            getattr(spmd, name)
+        assert not hasattr(spmd, name)
+    with pytest.raises(AttributeError, match="module 'spmd' has no attribute 'xla_computation'"):
+        spmd.xla_computation  # noqa: B018
