@@ -83,11 +83,15 @@ def test_sharding_objects():
 
 def test_bare_specs_resolve_against_the_mesh_in_context_at_call_time():
     f = spmd.jit(lambda a: a * 2, in_shardings=P("x"), out_shardings=P(None, "y"))
+    x = jnp.asarray(X)  # (made under set_mesh it would be committed there, replicated)
     with spmd.set_mesh(M):
-        assert f(jnp.asarray(X)).sharding == NamedSharding(M, P(None, "y"))
+        assert f(x).sharding == NamedSharding(M, P(None, "y"))
+        # As JAX's: an array committed elsewhere is not moved to in_shardings.
+        with pytest.raises(ValueError, match="Sharding passed to jit does not match"):
+            f(jnp.asarray(X))
     g = spmd.jit(lambda a: a * 2, out_shardings=P("x"))
     with spmd.sharding.use_mesh(M42):
-        assert g(jnp.asarray(X)).sharding == NamedSharding(M42, P("x"))
+        assert g(x).sharding == NamedSharding(M42, P("x"))
 
 
 def test_out_shardings_pytree_prefix_and_none_leaves():

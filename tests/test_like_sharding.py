@@ -26,19 +26,11 @@ TOL = {"float32": 1e-6, "float16": 1e-3, "bfloat16": 1e-2}
 JAX_INTERNAL = {"AssertionError": "ValueError", "IndexError": "ValueError"}
 
 # Differences that are not the like-functions' own (each case fails until they are mended).
-_SET_MESH = (
-    "eager operations under set_mesh: JAX places every eager result on the context mesh "
-    "(replicated, committed); spmd leaves results of uncommitted operands unplaced"
-)
 _JIT_EXPLICIT = (
     "JAX refuses a jit whose constant has an Explicit sharding with no mesh in context "
     "('Please enter your jit into a mesh context'); spmd runs it"
 )
 KNOWN = {
-    **{f"{f}:set_mesh:xu": _SET_MESH for f in ("zeros_like", "ones_like", "full_like")},
-    "empty_like:set_mesh:xu": _SET_MESH,
-    "zeros:set_mesh": _SET_MESH,
-    "vmap:python_scalar_in_mesh": _SET_MESH,
     **{f"{f}:jit:xe": _JIT_EXPLICIT for f in ("zeros_like", "ones_like", "full_like")},
     "empty_like:jit:xe": _JIT_EXPLICIT,
 }

@@ -30,6 +30,9 @@ from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import callback
 from spmd._src.lax.refs import Ref
 from spmd._src.lax.utils import PrintedAs
+from spmd._src.mesh import _ctx as _mesh_ctx
+from spmd._src.mesh import traced_context_mesh
+from spmd._src.sharding import NamedSharding, P
 
 # ---------------------------------------------------------------------------------------------
 # Eager
@@ -164,6 +167,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         out_s = sharding_rules.propagate(prim, shardings, avals, params)
         if sharded:  # operands in host memory keep their results there (or mix: an error)
             out_s = memory_spaces.eager_shardings(prim, params, args, sig, out_aval, out_s)
+    if _mesh_ctx.stack:  # a mesh in context: the result lands on it (see _on_context_mesh)
+        out_s = _on_context_mesh(prim, args, sig, out_aval, out_s)
     out = run_quietly(prim.impl, *vals, **params)
     if prim.multiple_results:
         outs = [_as_result(o, a) for o, a in zip(out, out_aval, strict=True)]
@@ -184,6 +189,73 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
             # sharding constraint): every process computed it whole; each keeps its blocks.
             return _globalize(outs) if not prim.multiple_results else [_globalize(o) for o in outs]
     return outs
+
+
+def _on_context_mesh(prim: core.Primitive, args: Sequence[Any], sig: list, out_aval, out_s):
+    """Under ``set_mesh``/``use_mesh`` JAX runs an eager operation as a jit on the mesh in
+    context: a result that no operand's sharding places (all operands uncommitted, or none)
+    lands on that mesh, replicated and committed; operands committed to other devices, or
+    typed on another mesh's Explicit axes, are a ValueError. The spec is spelled as JAX's:
+    P() on Auto meshes and from host values only, one None per dimension on Explicit meshes
+    from arrays or nothing (its types' spelling).
+    One process only: a mesh over several processes keeps the default placement."""
+    from spmd._src import devices  # (devices imports nothing of dispatch)
+
+    mesh = traced_context_mesh()
+    if mesh is None or devices.process_count() > 1:
+        return out_s
+    ids = None
+    for i, x in enumerate(args):
+        s = x._sharding if type(x) is Array else None
+        if s is None or getattr(s, "mesh", None) is mesh:
+            continue
+        m = getattr(s, "mesh", None)
+        if m is not None and any(t.name == "Explicit" for t in m.axis_types):
+            # Its type names another mesh's axes. (Only the axes: auto_axes and explicit_axes
+            # retype the mesh in context and cast their operands to it.)
+            if (m.axis_names, m.axis_sizes) != (mesh.axis_names, mesh.axis_sizes):
+                from spmd._src.placement import typeof  # lazy: placement sits above dispatch
+
+                raise ValueError(
+                    f"For primitive {prim.name}, context mesh {mesh.abstract_mesh} should match "
+                    f"the aval mesh {m.abstract_mesh} for shape {typeof(x)} (argument {i})."
+                )
+        ids = ids or [d.id for d in mesh.devices.flat]
+        have = [d.id for d in s._device_list()]
+        if sorted(have) != sorted(ids):
+            raise ValueError(
+                f"Received incompatible devices for jitted computation. Got argument {i} of "
+                f"{prim.name} with shape {ShapedArray(*sig[i]).str_short()} and device ids "
+                f"{have} on platform CPU, but the mesh in context ({mesh}) has device ids "
+                f"{ids} on platform CPU."
+            )
+    avals = out_aval if prim.multiple_results else [out_aval]
+    given = out_s if prim.multiple_results else [out_s]
+    if given is None:
+        given = [None] * len(avals)
+    if all(isinstance(g, NamedSharding) for g in given):
+        return out_s
+    explicit = any(t.name == "Explicit" for t in mesh.axis_types)
+    spelled = explicit and (not args or any(type(x) is Array for x in args))
+    placed = [
+        g if isinstance(g, NamedSharding)
+        else NamedSharding(mesh, P(*(None,) * a.ndim) if spelled else P())
+        for g, a in zip(given, avals)
+    ]  # fmt: skip
+    return placed if prim.multiple_results else placed[0]
+
+
+def on_context_mesh(x: Array) -> Array:
+    """A new array made from a host value (jnp.array, jnp.asarray) eagerly under a mesh in
+    context: placed on that mesh, replicated and committed (P()), as JAX's; else ``x``."""
+    from spmd._src import devices  # (devices imports nothing of dispatch)
+
+    if type(x) is not Array or x._sharding is not None or not _mesh_ctx.stack:
+        return x
+    mesh = traced_context_mesh()
+    if mesh is None or devices.process_count() > 1 or not core.is_eval_trace_current():
+        return x
+    return Array(x._value, x.weak_type, NamedSharding(mesh, P()))
 
 
 def _check_devices(prim: core.Primitive, args: Sequence[Any], sig: list) -> None:

@@ -275,13 +275,19 @@ def make_mesh(
             f"Number of devices {len(devs)} must be >= the product of mesh_shape {shape}: "
             f"make_mesh's mesh of axis_shapes {shape} needs {n} devices."
         )
+    defaulted = False
     if axis_types is None:
         # Auto unless spmd_default_axis_types says 'explicit' (JAX 0.10's make_mesh default;
         # Mesh and AbstractMesh default to Auto in both).
         explicit = config.spmd_default_axis_types == "explicit"
         axis_types = (AxisType.Explicit if explicit else AxisType.Auto,) * len(names)
+        defaulted = not explicit
     # As JAX 0.10: a smaller mesh takes the first n devices (of those given).
-    return Mesh(np.array(devs[:n], dtype=object).reshape(shape), names, axis_types=axis_types)
+    mesh = Mesh(np.array(devs[:n], dtype=object).reshape(shape), names, axis_types=axis_types)
+    # Auto by spmd's default where JAX 0.10's would be Explicit: reshard and out_sharding let
+    # such axes through, so JAX programs run unchanged (lax/sharding.py).
+    mesh._types_defaulted = defaulted
+    return mesh
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
+from spmd._src.dispatch import on_context_mesh
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax
 from spmd._src.lax import shape as lax_shape
@@ -140,7 +141,7 @@ def array(
     nd = _ndim_of(out)
     if nd < ndmin:
         out = lax_shape.expand_dims(out, tuple(range(ndmin - nd)))
-    return out
+    return on_context_mesh(out)  # under set_mesh a host value lands on the mesh, as in JAX
 
 
 @over_key_data("jnp.asarray")
