@@ -51,7 +51,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.sharding",
         "spmd._src.backends.*",
     ],
-    3: ["spmd._src.interpreters.*"],
+    3: ["spmd._src.interpreters.*", "spmd._src.tracer_printing"],
     4: ["spmd._src.lax.*"],
     5: [
         "spmd._src.array",
