@@ -218,6 +218,76 @@ def run(jax, checkify):
     case("while:ok", lambda: ck(fw)(A(60)))
     case("jit:scan_in_jit", lambda: jax.jit(ck(fs))(jnp.arange(6.0)))
     case("jit:vmap_cond", lambda: jax.jit(jax.vmap(ck(fc)))(A([3.0, 30.0, -1.0])))
+
+    # debug_check: a check under checkify, nothing outside
+    def dbg(x):
+        checkify.debug_check(jnp.all(x > 0), "dbg {}", x)
+        return x
+
+    case("debug_check:eager", lambda: dbg(-A([1.0])), "value")
+    case("debug_check:jit", lambda: jax.jit(dbg)(-A([1.0])), "value")
+    case("debug_check:checkify", lambda: ck(dbg)(-A([1.0])))
+    case("debug_check:checkify_of_jit", lambda: ck(jax.jit(dbg))(-A([1.0])))
+
+    # custom derivatives, remat, fori_loop
+    @jax.custom_vjp
+    def neg_grad(x):
+        return x
+
+    def bwd(_, g):
+        checkify.check(g < 0, "gradient needs to be negative!")
+        return (g,)
+
+    neg_grad.defvjp(lambda x: (neg_grad(x), None), bwd)
+    case("custom_vjp:grad_eager", lambda: jax.grad(neg_grad)(-1.0))
+    case("custom_vjp:checkify_grad", lambda: ck(jax.grad(neg_grad))(A(-1.0)))
+    case("custom_vjp:checkify_fwd", lambda: ck(neg_grad)(A(-1.0)))
+
+    @jax.custom_jvp
+    def cj(x):
+        checkify.check(x > 0, "cj {}", x)
+        return x
+
+    cj.defjvp(lambda p, t: (cj(p[0]), t[0]))
+    case("custom_jvp:checkify", lambda: ck(cj)(A(-1.0)))
+    case("custom_jvp:checkify_grad", lambda: ck(jax.grad(cj))(A(-1.0)))
+    case("remat", lambda: ck(jax.checkpoint(pos))(-A([1.0])))
+
+    def fori(x):
+        def body(i, c):
+            checkify.check(c < 3, "fori {}", c)
+            return c + 1
+
+        return lax.fori_loop(0, 5, body, x)
+
+    case("fori_loop", lambda: ck(fori)(A(0)))
+    case("grad_of_checkify", lambda: jax.grad(lambda x: ck(pos)(x)[1].sum())(-A([1.0])), "value")
+    # shard_map and pmap inside checkify: one error per device
+    mesh = jax.make_mesh((4,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
+    P = jax.sharding.PartitionSpec
+    sm = jax.shard_map(pos, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    x4 = A([1.0, 2.0, -3.0, -4.0])
+    case("shard_map:get", lambda: ck(sm)(x4))
+    case("shard_map:ok", lambda: ck(sm)(jnp.ones(4)))
+    case("shard_map:throw", lambda: ck(sm)(x4)[0].throw(), "value")
+    case("shard_map:jit", lambda: jax.jit(ck(sm))(x4))
+    sm_log = jax.shard_map(jnp.log, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    case("shard_map:nan", lambda: ck(sm_log, errors=nan)(x4))
+
+    def psum_check(x):
+        checkify.check(lax.psum(x, "i")[0] > 0, "psum {}", x)
+        return x
+
+    sm_psum = jax.shard_map(psum_check, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    case("shard_map:psum", lambda: ck(sm_psum)(x4))
+    case("pmap:checkify_of_pmap", lambda: ck(jax.pmap(pos))(x4[:, None]))
+    case("pmap:pmap_of_checkify", lambda: jax.pmap(ck(pos))(x4[:, None]))
+    case(
+        "shard_map:of_checkify_bad_specs",
+        lambda: jax.shard_map(ck(pos), mesh=mesh, in_specs=P("i"), out_specs=P("i"))(x4),
+        message=False,
+    )
+
     # bad input
     case("bad:pred_int", lambda: checkify.check(A(1), "bad"))
     case("bad:pred_nonscalar", lambda: checkify.check(A([True, False]), "bad"))

@@ -81,6 +81,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.shard_map_check",
         "spmd._src.shard_map_reference",
         "spmd._src.pmap",
+        "spmd._src.checkify",
         "spmd._src.numpy.*",
         "spmd._src.random",
         "spmd._src.random_keys",

@@ -30,13 +30,16 @@ from typing import Any
 import numpy as np
 
 from spmd._src import core, dispatch, dtypes
+from spmd._src import shard_map as shard_map_api
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.errors import JaxRuntimeError
 from spmd._src.interpreters import ad, batching
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.lax import control_flow as lcf
+from spmd._src.lax import parallel
 from spmd._src.numpy import array_constructors, creation, lax_numpy, reductions, shape_ops, ufuncs
+from spmd._src.sharding import PartitionSpec as P
 
 # The few jax.numpy functions the checks are written with.
 jnp = types.SimpleNamespace(
@@ -51,6 +54,7 @@ jnp = types.SimpleNamespace(
     logical_or=ufuncs.logical_or,
     moveaxis=shape_ops.moveaxis,
     ravel=shape_ops.ravel,
+    reshape=shape_ops.reshape,
     stack=shape_ops.stack,
     where=lax_numpy.where,
     zeros=creation.zeros,
@@ -223,17 +227,17 @@ def _concrete(x: Any) -> Any:
 # messages of the codes it may carry.
 
 
-def _check_impl(failed, code, *payload, error_type, metadata):
-    if bool(np.asarray(failed)):
+def _check_impl(failed, code, *payload, error_type, metadata, debug=False):
+    if not debug and bool(np.asarray(failed)):
         raise JaxRuntimeError(dict(metadata)[int(np.asarray(code))].fmt(list(payload)))
     return []
 
 
-def _check_abstract_eval(*avals, error_type, metadata):
+def _check_abstract_eval(*avals, **params):
     return []
 
 
-def _check_vmap_rule(axis_data, vals, dims, *, error_type, metadata):
+def _check_vmap_rule(axis_data, vals, dims, **params):
     # Outside checkify a mapped check fails if any element fails; it shows the last failure.
     n = axis_data.size
     vals = [
@@ -243,7 +247,7 @@ def _check_vmap_rule(axis_data, vals, dims, *, error_type, metadata):
     failed = vals[0]
     last = n - 1 - jnp.argmax(failed[::-1])
     picked = [v[last] for v in vals[1:]]
-    check_p.bind(jnp.any(failed), *picked, error_type=error_type, metadata=metadata)
+    check_p.bind(jnp.any(failed), *picked, **params)
     return [], []
 
 
@@ -253,9 +257,14 @@ def _check_jvp(primals, tangents, **params):
     return [], []
 
 
-def _check_compile_rule(**params):
-    # jit compiles the programs it traces, also those a checkify will rewrite: refuse to run.
-    return _unfunctionalized
+def _check_compile_rule(*, debug=False, **params):
+    # jit compiles the programs it traces, also those a checkify will rewrite: refuse to run
+    # (a debug_check does nothing outside checkify).
+    return _no_op if debug else _unfunctionalized
+
+
+def _no_op(*args):
+    return []
 
 
 def _unfunctionalized(*args):
@@ -282,6 +291,15 @@ def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
     """Check that the scalar boolean ``pred`` holds. Under ``checkify`` a failure becomes the
     error value ``msg.format(*fmt_args, **fmt_kwargs)``; outside it a failure raises
     JaxRuntimeError (eagerly) and a jitted check is refused."""
+    _check(pred, msg, fmt_args, fmt_kwargs, debug=False)
+
+
+def debug_check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
+    """``check`` under ``checkify``; outside it (eagerly or jitted) nothing happens."""
+    _check(pred, msg, fmt_args, fmt_kwargs, debug=True)
+
+
+def _check(pred: Any, msg: str, fmt_args: tuple, fmt_kwargs: dict, debug: bool) -> None:
     if not (
         isinstance(pred, (bool, np.bool_))
         or (_is_array(pred) and np.shape(pred) == () and np.dtype(pred.dtype) == np.bool_)
@@ -302,6 +320,7 @@ def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
         *leaves,
         error_type=FailedCheckError,
         metadata=((code, info),),
+        debug=debug,
     )
 
 
@@ -332,7 +351,7 @@ def _effects_of(jaxpr: core.Jaxpr, enabled: Any, out: dict) -> dict:
             out[(DivisionByZeroError, ())] = None
         if OOBError in enabled and (name in _OOB_PRIMS or name.startswith("scatter")):
             out[_effect(OOBError, [core.ShapedArray((3,), np.int32)])] = None
-        if name in _CALLS or name in ("cond", "scan", "while"):
+        if name in _CALLS or name in _REWRITTEN:
             for inner in core._jaxprs_in_params(eqn.params):
                 _effects_of(inner, enabled, out)
     return out
@@ -357,7 +376,11 @@ class _State:
         slot = self.ensure(eff)
         old, new = slot[0], jnp.logical_and(jnp.logical_not(slot[0]), failed)
         slot[1] = jnp.where(new, jnp.asarray(code, np.int32), slot[1])
-        slot[2] = [jnp.where(new, p, q).astype(q.dtype) for p, q in zip(payload, slot[2])]
+        # A mapped failure (one per device) selects whole payload rows.
+        rows = [
+            jnp.reshape(new, np.shape(new) + (1,) * (np.ndim(p) - np.ndim(new))) for p in payload
+        ]
+        slot[2] = [jnp.where(r, p, q).astype(q.dtype) for r, p, q in zip(rows, payload, slot[2])]
         slot[0] = jnp.logical_or(old, failed)
 
     def fail(self, failed: Any, info: JaxException, eff: tuple, payload: list = ()) -> None:
@@ -451,7 +474,7 @@ def _rebind(st: _State, eqn: core.JaxprEqn, ins: list) -> Any:
         return []
     inner_effs = {}
     for inner in core._jaxprs_in_params(params):
-        if name in _CALLS or name in ("cond", "scan", "while"):
+        if name in _CALLS or name in _REWRITTEN:
             _effects_of(inner, st.enabled, inner_effs)
     if inner_effs:
         effs = list(inner_effs)
@@ -459,9 +482,7 @@ def _rebind(st: _State, eqn: core.JaxprEqn, ins: list) -> Any:
             return _interpret(st, params[_CALLS[name]], ins)
         if name == "cond":
             return _cond(st, effs, params, ins)
-        if name == "scan":
-            return _scan(st, effs, params, ins)
-        return _while(st, effs, params, ins)
+        return _REWRITTEN[name](st, effs, params, ins)
     if OOBError in st.enabled and (name in _OOB_PRIMS or name.startswith("scatter")):
         _check_oob(st, eqn, ins)
     if DivisionByZeroError in st.enabled and name == "div":
@@ -527,6 +548,42 @@ def _while(st: _State, effs, params, ins) -> list:
     return vals
 
 
+def _shard_map(st: _State, effs, params, ins) -> list:
+    # Each device keeps its own error state; they come out stacked along a new leading
+    # dimension over the manual axes, so the error reports "at mapped index <device>".
+    axes = tuple(a for a in params["mesh"].axis_names if a in params["newly_manual_axes"])
+
+    def body(*blocks):
+        inner = _State(st.enabled)
+        outs = _interpret(inner, params["jaxpr"], list(blocks))
+        st.metadata.update(inner.metadata)
+        leaves = []
+        for x in inner.leaves(effs):
+            if params["check_vma"]:
+                missing = tuple(a for a in axes if a not in core.get_aval(x).vma)
+                x = parallel.pvary(x, missing) if missing else x
+            leaves.append(x[None])
+        return leaves, list(outs)
+
+    n_leaves = sum(2 + len(e[1]) for e in effs)
+    leaves, outs = shard_map_api.shard_map(
+        body,
+        mesh=params["mesh"],
+        in_specs=tuple(params["in_specs"]),
+        out_specs=([P(axes)] * n_leaves, list(params["out_specs"])),
+        axis_names=frozenset(params["newly_manual_axes"]),
+        check_vma=params["check_vma"],
+    )(*ins)
+    it = iter(leaves)
+    for eff in effs:
+        pred, code = next(it), next(it)
+        st.update(eff, pred, code, [next(it) for _ in eff[1]])
+    return outs
+
+
+_REWRITTEN = {"cond": _cond, "scan": _scan, "while": _while, "shard_map": _shard_map}
+
+
 def checkify(f: Callable, errors: frozenset = user_checks) -> Callable:
     """``f`` made to return ``(error, out)``: its checks (and the automatic checks in
     ``errors``) become the value ``error`` instead of raising."""
@@ -582,6 +639,7 @@ __all__ = [
     "check",
     "check_error",
     "checkify",
+    "debug_check",
     "div_checks",
     "float_checks",
     "index_checks",

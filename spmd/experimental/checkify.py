@@ -14,6 +14,7 @@ from spmd._src.checkify import (  # noqa: F401
     check,
     check_error,
     checkify,
+    debug_check,
     div_checks,
     float_checks,
     index_checks,
