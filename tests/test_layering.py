@@ -41,6 +41,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.pretty_printer",
         "spmd._src.errors",
         "spmd._src.key_arrays",
+        "spmd._src.source_info",
     ],
     2: [
         "spmd._src.core",
@@ -65,6 +66,7 @@ LAYERS: dict[int, list[str]] = {
     6: [
         "spmd._src.api",
         "spmd._src.api_trace",
+        "spmd._src.ad_checkpoint",
         "spmd._src.jit_placement",
         "spmd._src.vmap",
         "spmd._src.autodiff",
