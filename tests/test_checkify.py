@@ -74,3 +74,26 @@ def test_automatic_check_in_scan_reports_first_iteration():
 
     err, _ = checkify.checkify(f, errors=checkify.index_checks)(jnp.array([0, 3, 5]))
     assert "index 3 is out of bounds" in err.get()
+
+
+def test_docstring_examples():
+    import doctest
+
+    from spmd._src import checkify as module
+
+    result = doctest.testmod(module, extraglobs={"spmd": spmd}, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_error_slots_merge_per_device_rows():
+    # A per-device failure (shard_map) keeps the rows that failed and leaves the others.
+    mesh = spmd.make_mesh((2,), ("i",))
+    f = spmd.shard_map(
+        lambda x: (checkify.check(jnp.all(x > 0), "at {}", x), x)[1],
+        mesh=mesh,
+        in_specs=spmd.P("i"),
+        out_specs=spmd.P("i"),
+    )
+    err, _ = checkify.checkify(f)(jnp.array([-1.0, 2.0]))
+    assert err.get() == "at mapped index 0: at [-1.] (`check` failed)"
+    assert np.asarray(spmd.tree_util.tree_leaves(err)[0]).tolist() == [True, False]

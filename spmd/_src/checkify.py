@@ -126,13 +126,22 @@ _NAN_PRIMS = frozenset(
     "sinh sqrt sub tan tanh div".split()
 )
 _OOB_PRIMS = frozenset({"dynamic_slice", "dynamic_update_slice", "gather"})
-_CALLS = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
-_CALLS["remat2"] = "jaxpr"
+# Calls whose body is evaluated inline when it holds checks: primitive name -> body param.
+_CALLS = {
+    "jit": "jaxpr",
+    "custom_jvp_call": "call_jaxpr",
+    "custom_vjp_call": "call_jaxpr",
+    "remat2": "jaxpr",
+}
 
 
 def _effect(kind: type, avals) -> tuple:
     """The key of a state slot: an error class and its payload's (shape, dtype)s."""
     return (kind, tuple((tuple(a.shape), np.dtype(a.dtype)) for a in avals))
+
+
+# An out-of-bounds error's payload: [index, axis, axis size].
+_OOB_EFF = _effect(OOBError, [core.ShapedArray((3,), np.int32)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -350,7 +359,7 @@ def _effects_of(jaxpr: core.Jaxpr, enabled: Any, out: dict) -> dict:
         if DivisionByZeroError in enabled and name == "div":
             out[(DivisionByZeroError, ())] = None
         if OOBError in enabled and (name in _OOB_PRIMS or name.startswith("scatter")):
-            out[_effect(OOBError, [core.ShapedArray((3,), np.int32)])] = None
+            out[_OOB_EFF] = None
         if name in _CALLS or name in _REWRITTEN:
             for inner in core._jaxprs_in_params(eqn.params):
                 _effects_of(inner, enabled, out)
@@ -410,9 +419,6 @@ def _oob_payload(bad: Any, indices: Any, axes, shape: tuple) -> list:
     size = jnp.asarray(np.asarray(shape, np.int32))[axis]
     index = jnp.ravel(indices)[flat].astype(np.int32)
     return [jnp.stack([index, axis, size])]
-
-
-_OOB_EFF = _effect(OOBError, [core.ShapedArray((3,), np.int32)])
 
 
 def _check_oob(st: _State, eqn: core.JaxprEqn, ins: list) -> None:
