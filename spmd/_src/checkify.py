@@ -628,8 +628,8 @@ def checkify(f: Callable, errors: frozenset = user_checks) -> Callable:
     return checked
 
 
-def init_error() -> Error:
-    return Error({}, {}, {}, {})
+# The error value with no failed check.
+init_error = Error({}, {}, {}, {})
 
 
 __all__ = [
