@@ -37,6 +37,8 @@ def show(jax, v):
         return {"dict": {str(k): show(jax, v[k]) for k in sorted(v)}}
     if v is None or isinstance(v, (bool, int, str)):
         return v
+    if isinstance(v, np.integer):
+        return int(v)  # JAX's shape helpers give NumPy ints in shapes
     if isinstance(v, float):
         return {"float": v}
     if isinstance(v, (jax.Array, np.ndarray, np.generic)):
@@ -137,6 +139,220 @@ PROGRAMS["unravel_same_dtype_passes"] = (
     _unravel_bad("nested_none", lambda jnp: jnp.arange(9, dtype=jnp.int32)),
     None,
 )
+
+
+# --- stax and optimizers ------------------------------------------------------------------
+
+
+def _cnn(stax):
+    return stax.serial(
+        stax.Conv(4, (3, 3), padding="SAME"),
+        stax.Relu,
+        stax.BatchNorm(),
+        stax.MaxPool((2, 2), strides=(2, 2)),
+        stax.Conv(6, (3, 3), strides=(2, 2)),
+        stax.Tanh,
+        stax.AvgPool((2, 2), padding="SAME"),
+        stax.Flatten,
+        stax.Dense(16),
+        stax.Gelu,
+        stax.Dense(10),
+        stax.LogSoftmax,
+    )
+
+
+def _mnist_shaped_training(jax):
+    """A few adam steps of a small CNN on random 12x12 'digits' (jit, grad, value_and_grad)."""
+    jnp, stax = jax.numpy, sub(jax, "example_libraries.stax")
+    opt = sub(jax, "example_libraries.optimizers")
+    init, apply = _cnn(stax)
+    kx, ky, kp = jax.random.split(jax.random.key(0), 3)
+    x = jax.random.normal(kx, (8, 12, 12, 1))
+    y = jax.nn.one_hot(jax.random.randint(ky, (8,), 0, 10), 10)
+    out_shape, params = init(kp, (-1, 12, 12, 1))
+
+    def loss(p):
+        return -jnp.mean(jnp.sum(apply(p, x) * y, axis=1))
+
+    opt_init, opt_update, get_params = opt.adam(opt.exponential_decay(1e-2, 2, 0.5))
+
+    @jax.jit
+    def step(i, state):
+        value, g = jax.value_and_grad(loss)(get_params(state))
+        return value, opt_update(i, g, state)
+
+    state, losses = opt_init(params), []
+    for i in range(3):
+        value, state = step(i, state)
+        losses.append(value)
+    return [out_shape, params, losses, get_params(state)]
+
+
+def _mlp(stax):
+    return stax.serial(stax.Dense(5), stax.Softplus, stax.Dense(3), stax.Sigmoid)
+
+
+def _optimizer_run(make):
+    """Three steps of an optimizer on a small MLP's squared error (eagerly and jitted)."""
+
+    def fn(jax):
+        jnp, stax = jax.numpy, sub(jax, "example_libraries.stax")
+        opt = sub(jax, "example_libraries.optimizers")
+        init, apply = _mlp(stax)
+        _, params = init(jax.random.key(1), (4, 6))
+        params = [params[0], {"extra": jnp.arange(3.0)}, params[2], params[3]]
+        x = jnp.linspace(-1, 1, 24).reshape(4, 6)
+
+        def loss(p):
+            return jnp.sum((apply(p, x) - 0.3) ** 2) + jnp.sum(p[1]["extra"] ** 2)
+
+        opt_init, opt_update, get_params = make(opt)
+        state, out = opt_init(params), []
+        for i in range(3):
+            g = jax.grad(loss)(get_params(state))
+            state = opt_update(i, g, state) if i < 2 else jax.jit(opt_update)(i, g, state)
+            out.append(loss(get_params(state)))
+        leaves = jax.tree_util.tree_leaves(state)
+        return [out, get_params(state), len(leaves)]
+
+    return fn
+
+
+_OPTIMIZERS = {
+    "sgd": lambda o: o.sgd(0.1),
+    "sgd_piecewise": lambda o: o.sgd(o.piecewise_constant([0, 1], [0.1, 0.05, 0.01])),
+    "momentum": lambda o: o.momentum(o.inverse_time_decay(0.1, 1, 0.5), 0.9),
+    "momentum_staircase": lambda o: o.momentum(o.inverse_time_decay(0.1, 2, 0.5, True), 0.5),
+    "nesterov": lambda o: o.nesterov(0.05, 0.9),
+    "adagrad": lambda o: o.adagrad(0.1),
+    "rmsprop": lambda o: o.rmsprop(o.polynomial_decay(0.05, 2, 0.01)),
+    "rmsprop_momentum": lambda o: o.rmsprop_momentum(0.01, momentum=0.5),
+    "adam": lambda o: o.adam(0.05),
+    "adamax": lambda o: o.adamax(0.05),
+    "sm3": lambda o: o.sm3(0.1),
+}
+for _n, _make in _OPTIMIZERS.items():
+    PROGRAMS[f"optimizer_{_n}"] = (_optimizer_run(_make), 1e-5)
+
+
+def _optimizer_utils(jax):
+    jnp = jax.numpy
+    opt = sub(jax, "example_libraries.optimizers")
+    tree = {"a": jnp.arange(4.0), "b": [jnp.full((2, 2), -2.0)]}
+    opt_init, opt_update, get_params = opt.momentum(0.1, 0.9)
+    state = opt_update(0, tree, opt_init(tree))
+    unpacked = opt.unpack_optimizer_state(state)
+    repacked = opt.pack_optimizer_state(unpacked)
+    return [
+        opt.l2_norm(tree),
+        opt.clip_grads(tree, 1.0),
+        opt.clip_grads(tree, 100.0),
+        [opt.exponential_decay(0.1, 3, 0.5)(i) for i in (0, 3, jnp.int32(5))],
+        [opt.polynomial_decay(1.0, 4, 0.1, 2.0)(i) for i in (0, 2, 9)],
+        [opt.piecewise_constant([2, 4], [1.0, 0.5, 0.25])(i) for i in (0, 2, 3, 5)],
+        opt.make_schedule(0.3)(7),
+        type(unpacked["a"]).__name__,
+        get_params(repacked),
+        repacked.tree_def == state.tree_def,
+        jax.tree_util.tree_leaves(repacked),
+    ]
+
+
+def _sm3_scalar_and_matrix(jax):
+    jnp = jax.numpy
+    opt = sub(jax, "example_libraries.optimizers")
+    params = {"s": jnp.float32(2.0), "m": jnp.arange(6.0).reshape(2, 3)}
+    opt_init, opt_update, get_params = opt.sm3(0.5, momentum=0.5)
+    state = opt_init(params)
+    for i in range(2):
+        g = jax.grad(lambda p: p["s"] ** 2 + jnp.sum(jnp.sin(p["m"])))(get_params(state))
+        state = opt_update(i, g, state)
+    return [get_params(state), jax.tree_util.tree_leaves(state)]
+
+
+def _stax_layers(jax):
+    """Each remaining layer's init and apply, with their shapes."""
+    jnp, stax = jax.numpy, sub(jax, "example_libraries.stax")
+    x = jnp.linspace(-2, 2, 2 * 6 * 6 * 3).reshape(2, 6, 6, 3)
+    key = jax.random.key(3)
+    out = []
+    layers = [
+        stax.SumPool((3, 3), strides=(1, 2), padding="SAME"),
+        stax.AvgPool((2, 2), strides=(2, 2)),
+        stax.MaxPool((2, 3), spec="NHWC"),
+        stax.AvgPool((3, 3), strides=(2, 2), padding="SAME", spec="NWHC"),
+        stax.BatchNorm(axis=(0, 1), center=False),
+        stax.BatchNorm(axis=(0, 2), scale=False),
+        stax.Identity,
+        stax.serial(stax.Exp, stax.Elu, stax.LeakyRelu, stax.Selu, stax.Softmax),
+        stax.GeneralConv(("NCHW", "OIHW", "NHWC"), 2, (2, 2), strides=(1, 2)),
+        stax.ConvTranspose(2, (3, 3), strides=(2, 2), padding="SAME"),
+        stax.serial(
+            stax.FanOut(3), stax.parallel(stax.Relu, stax.Identity, stax.Tanh), stax.FanInSum
+        ),  # fmt: skip
+        stax.serial(
+            stax.FanOut(2), stax.parallel(stax.Dense(2), stax.Identity), stax.FanInConcat(axis=-1)
+        ),  # fmt: skip
+        stax.shape_dependent(lambda s: stax.Dense(s[-1] + 1)),
+    ]
+    for init, apply in layers:
+        shape, params = init(key, x.shape)
+        y = apply(params, x)
+        out.append([shape, params, y, list(y.shape)])
+    c1d = stax.Conv1DTranspose(2, (2,), strides=(2,))
+    shape, params = c1d[0](key, (2, 5, 3))
+    out.append([shape, params, c1d[1](params, x[:, 0, :5, :])])
+    return out
+
+
+def _dropout(jax):
+    jnp, stax = jax.numpy, sub(jax, "example_libraries.stax")
+    x = jnp.arange(1.0, 25.0).reshape(4, 6)
+    init, apply = stax.serial(stax.Dense(6), stax.Dropout(0.6), stax.Relu)
+    shape, params = init(jax.random.key(0), x.shape)
+    _, test_apply = stax.Dropout(0.6, mode="test")
+    return [
+        apply(params, x, rng=jax.random.key(7)),
+        jax.jit(apply)(params, x, rng=jax.random.key(7)),
+        test_apply((), x, rng=jax.random.key(1)),
+        stax.Dropout(0.5)[1]((), x, rng=jax.random.PRNGKey(2)),
+    ]
+
+
+def _dropout_without_rng(jax):
+    stax = sub(jax, "example_libraries.stax")
+    return stax.Dropout(0.5)[1]((), jax.numpy.ones(3))
+
+
+def _update_wrong_tree(jax):
+    jnp = jax.numpy
+    opt = sub(jax, "example_libraries.optimizers")
+    opt_init, opt_update, _ = opt.adam(0.1)
+    return opt_update(0, {"b": jnp.ones(2)}, opt_init({"a": jnp.ones(2)}))
+
+
+def _pack_not_joinpoints(jax):
+    return sub(jax, "example_libraries.optimizers").pack_optimizer_state([1.0])
+
+
+def _piecewise_bad_lengths(jax):
+    return sub(jax, "example_libraries.optimizers").piecewise_constant([1, 2], [0.1, 0.2])
+
+
+def _piecewise_not_sequences(jax):
+    return sub(jax, "example_libraries.optimizers").piecewise_constant(1, [0.1, 0.2])
+
+
+PROGRAMS["mnist_shaped_training"] = (_mnist_shaped_training, 1e-5)
+PROGRAMS["optimizer_utils"] = (_optimizer_utils, 1e-6)
+PROGRAMS["optimizer_sm3_scalar_and_matrix"] = (_sm3_scalar_and_matrix, 1e-5)
+PROGRAMS["stax_layers"] = (_stax_layers, 1e-5)
+PROGRAMS["stax_dropout"] = (_dropout, 1e-6)
+PROGRAMS["stax_dropout_without_rng"] = (_dropout_without_rng, None)
+PROGRAMS["optimizer_update_wrong_tree"] = (_update_wrong_tree, None)
+PROGRAMS["optimizer_pack_not_joinpoints"] = (_pack_not_joinpoints, None)
+PROGRAMS["piecewise_constant_bad_lengths"] = (_piecewise_bad_lengths, None)
+PROGRAMS["piecewise_constant_not_sequences"] = (_piecewise_not_sequences, None)
 
 
 def main() -> None:
