@@ -240,3 +240,13 @@ def test_nested_checkpoint_keeps_its_primal_part_as_one_equation():
         "  in (g, a, h) }"
     )
     np.testing.assert_allclose(spmd.grad(f)(3.0), -0.96095115, rtol=1e-6)
+
+
+def test_docstring_examples():
+    import doctest
+
+    from spmd._src import ad_checkpoint
+
+    flags = doctest.ELLIPSIS
+    result = doctest.testmod(ad_checkpoint, extraglobs={"jnp": jnp}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0
