@@ -93,6 +93,11 @@ def run(jax, checkify):
         lambda: ck(lambda e: checkify.check_error(e))(ck(pos)(-jnp.ones(3))[0]),
     )
     case("check_error:eager", lambda: checkify.check_error(ck(pos)(-jnp.ones(3))[0]))
+    case("check_error:jit", lambda: jax.jit(checkify.check_error)(ck(pos)(-jnp.ones(3))[0]))
+    case(
+        "check_error:checkify_of_jit",
+        lambda: ck(lambda x: (jax.jit(checkify.check_error)(ck(pos)(x)[0]), x)[1])(-jnp.ones(3)),
+    )
     case("check_error:eager_ok", lambda: checkify.check_error(ck(pos)(jnp.ones(3))[0]), "value")
     # automatic checks
     nan, idx, div = checkify.nan_checks, checkify.index_checks, checkify.div_checks
@@ -168,6 +173,18 @@ def run(jax, checkify):
         )[0].throw(),
         "value",
     )
+
+    def two_user(x):
+        checkify.check(x > -10, "A {}", x)
+        checkify.check(x > 0, "B {}", x)
+        return x
+
+    for i, xs in enumerate(([-20.0, -1.0, 1.0], [-1.0, -20.0, 1.0], [-1.0, -2.0, -30.0])):
+        case(
+            f"vmap:throw_last_index{i}",
+            lambda xs=xs: jax.vmap(ck(two_user))(A(xs))[0].throw(),
+            "value",
+        )
     case("checkify_of_vmap", lambda: ck(jax.vmap(pos))(A([[-1.0], [-3.0], [2.0]])))
     case(
         "checkify_of_vmap:index",

@@ -156,8 +156,8 @@ class Error:
     def __init__(self, pred: dict, code: dict, payload: dict, metadata: dict) -> None:
         self._pred, self._code, self._payload, self._metadata = pred, code, payload, metadata
 
-    def _failures(self) -> list[tuple[tuple, int, str]]:
-        """(mapped index, code, message) of every failed slot."""
+    def _failures(self) -> list[tuple[tuple, int, str, tuple]]:
+        """(mapped index, code, message, slot) of every failure, by slot and index."""
         out = []
         for eff, pred in self._pred.items():
             pred = np.asarray(_concrete(pred))
@@ -166,7 +166,8 @@ class Error:
             for idx in zip(*np.nonzero(pred)) if pred.ndim else [()]:
                 if pred[idx]:
                     c = int(code[idx])
-                    out.append((idx, c, self._metadata[c].fmt([p[idx] for p in payload])))
+                    msg = self._metadata[c].fmt([p[idx] for p in payload])
+                    out.append((idx, c, msg, eff))
         return out
 
     def get(self) -> str | None:
@@ -175,7 +176,7 @@ class Error:
         fails = self._failures()
         if not fails:
             return None
-        if not any(idx for idx, _, _ in fails):
+        if not any(f[0] for f in fails):
             return min(fails, key=lambda f: f[1])[2]
         lines = []
         for idx in sorted({f[0] for f in fails}):
@@ -188,15 +189,15 @@ class Error:
         return None if msg is None else JaxRuntimeError(msg)
 
     def throw(self) -> None:
-        """Raise JaxRuntimeError if a check failed (under vmap: the failed check with the
-        smallest code, at the last mapped index where it failed). Inside a transformation it
-        is ``check_error``: refused under jit, a check under checkify."""
+        """Raise JaxRuntimeError if a check failed. Under vmap, as JAX: each slot offers its
+        failure at the last mapped index that failed, and the one with the smallest code is
+        raised. Inside a transformation it is ``check_error``: refused under jit, a check under
+        checkify."""
         if any(isinstance(x, core.Tracer) for x in tu.tree_leaves(self)):
             return check_error(self)
-        fails = self._failures()
-        if fails:
-            code = min(f[1] for f in fails)
-            raise JaxRuntimeError([f for f in fails if f[1] == code][-1][2])
+        last = {f[3]: f for f in self._failures()}
+        if last:
+            raise JaxRuntimeError(min(last.values(), key=lambda f: f[1])[2])
 
     def __str__(self) -> str:
         return f"Error({self.get()})"
