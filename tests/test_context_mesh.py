@@ -122,3 +122,18 @@ def test_make_mesh_auto_by_default_lets_out_sharding_through():
     auto = spmd.make_mesh((8,), ("x",), (AxisType.Auto,))
     with pytest.raises(ValueError, match=r"random.normal: .*cannot name mesh axes of type Auto"):
         spmd.random.normal(spmd.random.key(0), (8,), out_sharding=NamedSharding(auto, P("x")))
+
+
+def test_the_sharding_in_a_type_prints_on_the_abstract_mesh(mesh):
+    x = spmd.device_put(jnp.arange(32.0).reshape(8, 4), P("X", "Y"))
+    want = (
+        "NamedSharding(mesh=AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit), "
+        "device_kind=cpu, num_cores=None, platform=cpu), spec=P('X', 'Y'))"
+    )
+    assert str(spmd.typeof(x).sharding) == want
+    seen = []
+    spmd.jit(lambda a: seen.append(str(spmd.typeof(a).sharding)))(x)
+    assert seen == [want]
+    # It is still the array's sharding (the concrete value is on the concrete mesh).
+    assert spmd.typeof(x).sharding == x.sharding
+    assert str(x.sharding).startswith("NamedSharding(mesh=Mesh('X': 4")

@@ -305,6 +305,15 @@ class TypeOf:
         return hash(str(self))
 
 
+class _TypeSharding(NamedSharding):
+    """The sharding a type carries (``typeof(x).sharding``): the array's NamedSharding, printed
+    as JAX prints the sharding in its types, on the abstract mesh and without a memory kind
+    (``NamedSharding(mesh=AbstractMesh('X': 4, ...), spec=P('X', 'Y'))``)."""
+
+    def __repr__(self) -> str:
+        return f"NamedSharding(mesh={self.mesh.abstract_mesh!r}, spec={self.spec})"
+
+
 def _in_type(sharding: Sharding | None, ndim: int) -> Sharding | None:
     """The part of a sharding a type carries: the Explicit mesh axes only (an array's own
     sharding may name Auto axes too; JAX's ``typeof(x).sharding.spec`` shows P(None,) there)."""
@@ -315,7 +324,7 @@ def _in_type(sharding: Sharding | None, ndim: int) -> Sharding | None:
     for e in sharding.spec._normalized(ndim):
         axes = [a for a in spec_axes(e) if types.get(a) == AxisType.Explicit]
         spec.append(None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
-    return sharding.with_spec(PartitionSpec(*spec))
+    return _TypeSharding(sharding.mesh, PartitionSpec(*spec), memory_kind=sharding.memory_kind)
 
 
 def typeof(x: Any) -> TypeOf:

@@ -26,24 +26,10 @@ _UNREDUCED = (
     "value replicated over Y (each shard the whole block, not addends summing to it) and the "
     "type does not say {U:Y}"
 )
-_TYPE_MESH = (
-    "the sharding in spmd's types is the array's NamedSharding on its concrete mesh, printed "
-    "as such; JAX's names the abstract mesh (NamedSharding(mesh=AbstractMesh(...), spec=...))"
-)
 # cell -> (what spmd records, None for any value unlike JAX's; why it differs from JAX 0.10.2).
 KNOWN: dict[str, tuple[object, str]] = {
     "unreduced.typeof": ("float32[8@X,4]", _UNREDUCED),
     "unreduced.shards": (None, _UNREDUCED),
-    "typeof.sharding": (
-        "NamedSharding(mesh=Mesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit)), "
-        "spec=P('X', 'Y'), memory_kind=device)",
-        _TYPE_MESH,
-    ),
-    "typeof.sharding.jit": (
-        "NamedSharding(mesh=Mesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit)), "
-        "spec=P('X', 'Y'), memory_kind=device)",
-        _TYPE_MESH,
-    ),
     "sum0.all_reduce": (
         False,
         "Compiled.as_text() is the Python program spmd runs (one process computes the global "
