@@ -236,3 +236,37 @@ def test_vmap_spmd_axis_name_must_agree_with_the_mapped_dimensions_type():
         assert str(spmd.typeof(spmd.vmap(twice, spmd_axis_name="X")(a))) == "float32[8@X,4@Y]"
         b = reshard(a, P(None, "Y"))
         assert str(spmd.typeof(spmd.vmap(twice, spmd_axis_name="Y")(b))) == "float32[8,4@Y]"
+
+
+def test_indexing_a_sharded_dimension_is_refused_as_in_jax():
+    # JAX 0.10: an Array indexed at once goes through a gather, which has no rule for a
+    # dimension sharded on Explicit axes (a traced static slice is a slice, typed by its rule);
+    # scatters likewise; dynamic_slice keeps only axes that divide the slice.
+    mesh = spmd.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    err = spmd.errors.ShardingTypeError
+    with spmd.set_mesh(mesh):
+        a = reshard(x, P("X", "Y"))
+        get = r"Use `\.at\[\.\.\.\]\.get\(out_sharding=\)` to provide output PartitionSpec"
+        where = r".*operand=float32\[8@X,4@Y\], indexed along dimension 0, which is sharded"
+        with pytest.raises(err, match=get + where + r" over \('X',\)"):
+            a[2:6]
+        with pytest.raises(err, match=get):
+            spmd.jit(lambda a: a[jnp.array([0, 1])])(a)
+        out = spmd.jit(lambda a: a[2:6])(a)
+        assert str(spmd.typeof(out)) == "float32[4@X,4@Y]"
+        np.testing.assert_array_equal(np.asarray(out), x[2:6])
+        b = reshard(x, P(None, "Y"))
+        assert str(spmd.typeof(b[2:6])) == "float32[4,4@Y]" and str(spmd.typeof(b[0])) == (
+            "float32[4@Y]"
+        )
+        with pytest.raises(err, match=r"Use `\.at\[\.\.\.\]\.set/add/mul/\.\.\.\(out_sharding=\)`"):
+            b.at[:, 0].set(1.0)
+        with pytest.raises(err, match=r"\.set/add/mul"):
+            spmd.jit(lambda a: a.at[2:6].set(1.0))(a)
+        np.testing.assert_array_equal(np.asarray(b.at[0].set(-1.0))[0], -1.0)
+        with pytest.raises(err, match=r"dynamic_slice on sharded dims where out dim \(1\) is not "
+                                      r"divisible by mesh axes \(2\)"):  # fmt: skip
+            spmd.jit(lambda a, i: a[i])(a, 1)
+        g = spmd.grad(lambda a: spmd.lax.dynamic_slice(a, (0, 0), (4, 4)).sum())(a)
+        assert str(spmd.typeof(g)) == "float32[8@X,4@Y]"

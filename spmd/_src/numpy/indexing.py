@@ -23,6 +23,7 @@ import numpy as np
 from spmd._src import api, core, dtypes
 from spmd._src.array import Array
 from spmd._src.core import Tracer
+from spmd._src.interpreters import sharding_rules
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax_elem
 from spmd._src.lax import indexing as lax_idx
@@ -30,6 +31,7 @@ from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.indexing.common import GatherDimensionNumbers, GatherScatterMode
 from spmd._src.numpy import ufuncs
 from spmd._src.numpy.util import check_arraylike, to_array
+from spmd._src.sharding import spec_axes
 from spmd._src.util import canonicalize_axis
 
 _INDEX_DTYPE = np.dtype(np.int32)
@@ -248,6 +250,38 @@ def _slice_bounds(start, stop, step, n: int) -> tuple[int, int, int, int]:
         return stop + 1, stop + 1, -step, 0
     first = start + step * (length - 1)
     return first, start + 1, -step, length
+
+
+_ASK = {
+    "gather": ("`.at[...].get(out_sharding=)`", "the gather indexing"),
+    "scatter": ("`.at[...].set/add/mul/...(out_sharding=)`", "the scatter update"),
+}
+
+
+def check_indexed_unsharded(arr: Any, entries: list[tuple], op: str) -> None:
+    """Indexing has no sharding rule for a dimension sharded on Explicit mesh axes (JAX 0.10:
+    ShardingTypeError asking for out_sharding=): every dimension the index selects from (an
+    integer, an array, or a slice other than the whole) must be unsharded in ``arr``'s type."""
+    s = sharding_rules.type_sharding(arr)
+    if s is None:
+        return
+    spec = s.spec._normalized(arr.ndim)
+    ax = 0
+    for e in entries:
+        if e[0] in ("none", "ellipsis"):
+            continue
+        n = arr.shape[ax]
+        whole = e[0] == "slice" and _slice_bounds(e[1], e[2], e[3], n)[2:] == (1, n)
+        whole = whole and (e[3] or 1) > 0
+        if not whole and spec_axes(spec[ax]):
+            ask, what = _ASK[op]
+            raise sharding_rules.ShardingTypeError(
+                f"Use {ask} to provide output PartitionSpec for {what} as out sharding could "
+                "not be resolved unambiguously (or would require collectives on inputs). Got "
+                f"operand={sharding_rules.type_str(core.get_aval(arr), spec, False)}, indexed "
+                f"along dimension {ax}, which is sharded over {spec_axes(spec[ax])}"
+            )
+        ax += 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,10 +530,15 @@ def rewriting_take(
     entries, bool_axes = _parse_index(arr.shape, idx)
     if bool_axes:
         arr = lax_shape.expand_dims(arr, bool_axes)
+    if type(arr) is Array:
+        # An Array indexed at once goes through a gather in JAX 0.10, a slice only when traced
+        # (where slice's own rule types it); the gather has no rule for sharded dimensions.
+        check_indexed_unsharded(arr, entries, "gather")
     if parsed_mode in (None, GatherScatterMode.CLIP, GatherScatterMode.PROMISE_IN_BOUNDS):
         out = _try_slice_path(arr, entries)
         if out is not None:
             return out
+    check_indexed_unsharded(arr, entries, "gather")
     ix = _index_to_gather(arr.shape, entries)
     out = arr
     if ix.indices is not None:

@@ -28,6 +28,7 @@ from spmd._src.numpy.indexing import (
     _check_int_indices,
     _index_to_gather,
     _parse_index,
+    check_indexed_unsharded,
     rewriting_take,
 )
 from spmd._src.numpy.util import check_arraylike, convert, to_array
@@ -82,6 +83,7 @@ def _scatter_update(
     x = to_array(x)
     entries, bool_axes = _parse_index(x.shape, idx)
     operand = lax_shape.expand_dims(x, bool_axes) if bool_axes else x
+    check_indexed_unsharded(operand, entries, "scatter")
     ix = _index_to_gather(operand.shape, entries)
     indices = ix.indices
     if indices is None:

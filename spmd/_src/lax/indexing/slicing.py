@@ -241,6 +241,14 @@ batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_vmap
 # Slices at traced offsets keep the operand's sharding (each dimension as far as its shards
 # divide the slice: sharding_rules.fit).
 sharding_rules.sharding_rules[dynamic_slice_p] = sharding_rules.unary_rule
+
+
+def _dynamic_slice_sharding_explicit(specs, avals, *, slice_sizes):
+    # Sharding in types: a sliced dimension keeps its axes only where they divide its new size.
+    return lax_shape._resized_sharding_explicit("dynamic_slice", specs, avals, slice_sizes)
+
+
+sharding_rules.explicit_rules[dynamic_slice_p] = _dynamic_slice_sharding_explicit
 ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
 ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
 
