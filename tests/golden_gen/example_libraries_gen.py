@@ -355,6 +355,132 @@ PROGRAMS["piecewise_constant_bad_lengths"] = (_piecewise_bad_lengths, None)
 PROGRAMS["piecewise_constant_not_sequences"] = (_piecewise_not_sequences, None)
 
 
+# --- odeint -------------------------------------------------------------------------------
+
+
+def _pendulum(jnp):
+    def f(y, t, b, c):
+        theta, omega = y
+        return jnp.stack([omega, -b * omega - c * jnp.sin(theta)])
+
+    return f
+
+
+def _ode_x64(jax):
+    """Values and adjoint gradients (y0, args, times) at float64, where JAX's and spmd's step
+    sequences agree to rounding; also under jit, vmap, hmax and a tight mxstep."""
+    jnp = jax.numpy
+    odeint = sub(jax, "experimental.ode").odeint
+    with jax.enable_x64(True):
+        f = _pendulum(jnp)
+        ts = jnp.array([0.0, 0.5, 1.5])
+        y0 = jnp.array([jnp.pi - 0.1, 0.0])
+
+        def loss(y0, b, c, ts):
+            return jnp.sum(odeint(f, y0, ts, b, c, rtol=1e-7, atol=1e-7) ** 2)
+
+        decay = lambda y, t, k: -k * y  # noqa: E731
+        return [
+            odeint(f, y0, ts, 0.25, 5.0),
+            jax.grad(loss, argnums=(0, 1, 2, 3))(y0, 0.25, 5.0, ts),
+            jax.jit(lambda k: odeint(decay, 1.0, ts, k, rtol=1e-3, atol=1e-3))(2.0),
+            jax.vmap(lambda k: odeint(decay, 1.0, ts, k))(jnp.array([1.0, 2.0])),
+            odeint(decay, 1.0, ts, 2.0, hmax=0.1),
+            odeint(decay, 1.0, ts, 2.0, mxstep=3),
+        ]
+
+
+def _ode_float32(jax):
+    """float32 with moderate tolerances: pytree states, time-dependent dynamics, a closed-over
+    parameter's gradient (closure conversion), jit of grad."""
+    jnp = jax.numpy
+    odeint = sub(jax, "experimental.ode").odeint
+    ts = jnp.linspace(0.0, 1.5, 3)
+
+    def f(state, t, w):
+        x, v = state["x"], state["v"]
+        return {"x": v, "v": -w * x + jnp.cos(t)}
+
+    y0 = {"x": jnp.array([1.0, 0.5]), "v": jnp.array([0.0, 0.2])}
+    kw = dict(rtol=1e-6, atol=1e-6)
+
+    def loss_closure(a):
+        return jnp.sum(odeint(lambda y, t: -a * y + t, jnp.ones(2), ts, **kw)[-1])
+
+    def loss(y0, w):
+        out = odeint(f, y0, ts, w, **kw)
+        return jnp.sum(out["x"] ** 2) + jnp.sum(out["v"])
+
+    return [
+        odeint(f, y0, ts, 2.0, **kw),
+        jax.grad(loss, argnums=(0, 1))(y0, 2.0),
+        jax.jit(jax.grad(loss_closure))(0.7),
+    ]
+
+
+def _ode_bad_args(jax):
+    return sub(jax, "experimental.ode").odeint(
+        lambda y, t, k: -y, 1.0, jax.numpy.array([0.0, 1.0]), "k"
+    )
+
+
+def _ode_int_times(jax):
+    return sub(jax, "experimental.ode").odeint(lambda y, t: -y, 1.0, jax.numpy.array([0, 1]))
+
+
+PROGRAMS["odeint_x64"] = (_ode_x64, 1e-8)
+PROGRAMS["odeint_float32"] = (_ode_float32, 1e-4)
+PROGRAMS["odeint_bad_args"] = (_ode_bad_args, None)
+PROGRAMS["odeint_int_times"] = (_ode_int_times, None)
+
+
+# --- pjit, compute_on ---------------------------------------------------------------------
+
+
+def _pjit(jax):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pjit = sub(jax, "experimental.pjit").pjit
+    x = jax.numpy.arange(4.0)
+    return [
+        [w.category.__name__ for w in caught],
+        pjit(lambda x: x * 2)(x),
+        pjit(lambda x, n: x**n, static_argnums=1)(x, 3),
+    ]
+
+
+def _compute_on(jax):
+    jnp = jax.numpy
+    compute_on = sub(jax, "experimental.compute_on").compute_on
+    x = jnp.arange(3.0)
+    out = []
+    with compute_on("device_host"):
+        out.append(x * 3)
+
+    @compute_on("device_host")
+    @jax.jit
+    def g(x):
+        return x + 1
+
+    out.append(g(x))
+    out.append(jax.jit(lambda x: compute_on("device")(lambda y: y * 5)(x))(x))
+    with compute_on("device_host"), compute_on("device"):
+        out.append(jnp.sin(x))
+    for compute_type in ("tpu_sparsecore", "gpu_stream:1", "gpu_stream:", "host", 3, None):
+        try:
+            with compute_on(compute_type):
+                out.append(x - 1)
+        except Exception as e:  # noqa: BLE001  (the class is the record)
+            out.append(type(e).__name__)
+    return out
+
+
+PROGRAMS["pjit"] = (_pjit, None)
+PROGRAMS["compute_on"] = (_compute_on, None)
+
+
 def main() -> None:
     import jax
 

@@ -1,0 +1,5 @@
+"""Ordinary differential equations, under JAX's ``jax.experimental.ode`` name."""
+
+from spmd._src.ode import odeint
+
+__all__ = ["odeint"]
