@@ -212,6 +212,9 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     # Indexing a sharded dimension (gather, scatter) has no sharding rule: out_sharding says
     # where the result goes, or auto_axes leaves it to the compiler.
     note("rule.index.sharded", lambda: a[0])
+    note("rule.index.sharded_slice", lambda: a[2:6])
+    rec("rule.index.jit_slice", text(jax.typeof(jax.jit(lambda x: x[2:6])(a))))
+    note("rule.index.scatter", lambda: a.at[0].set(-1.0))
     rec("rule.index.get", a.at[0].get(out_sharding=P("Y")))
     rec("rule.index.set", a.at[0].set(-1.0, out_sharding=P("X", "Y")))
     first_row = auto_axes(lambda x: x[0], out_sharding=P("Y"))
