@@ -137,3 +137,21 @@ def test_the_sharding_in_a_type_prints_on_the_abstract_mesh(mesh):
     # It is still the array's sharding (the concrete value is on the concrete mesh).
     assert spmd.typeof(x).sharding == x.sharding
     assert str(x.sharding).startswith("NamedSharding(mesh=Mesh('X': 4")
+
+
+def test_page_errors_name_the_operation_and_the_operand_types(mesh):
+    from spmd.errors import ShardingTypeError
+
+    x = spmd.device_put(jnp.arange(32.0).reshape(8, 4), P(None, "X"))
+    y = spmd.device_put(jnp.arange(64.0).reshape(4, 16), P("X", None))
+    with pytest.raises(ShardingTypeError, match=r"ambiguous.*`out_sharding`.*lhs_contracting_"
+                                                r"spec=\('X',\).*dot_general of lhs "
+                                                r"f32\[8,4@X\] and rhs f32\[4@X,16\]"):  # fmt: skip
+        jnp.dot(x, y)
+    assert str(spmd.typeof(jnp.dot(x, y, out_sharding=P("X", None)))) == "float32[8@X,16]"
+    a = spmd.device_put(np.arange(16).reshape(4, 4), P("X", None))
+    b = spmd.device_put(np.arange(16).reshape(4, 4), P(None, "X"))
+    with pytest.raises(ShardingTypeError, match=r"add operation with inputs: i32\[4@X,4\], "
+                                                r"i32\[4,4@X\] produces an illegally sharded "
+                                                r"result: i32\[4@X,4@X\]"):  # fmt: skip
+        a + b

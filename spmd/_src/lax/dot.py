@@ -804,7 +804,9 @@ def _dot_general_sharding_explicit(specs, avals, *, dimension_numbers, **params)
             raise sharding_rules.ShardingTypeError(
                 "Contracting dimensions are sharded and it is ambiguous how the output should "
                 "be sharded. Please specify the output sharding via the `out_sharding` "
-                f"parameter. Got lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}"
+                f"parameter. Got lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs} "
+                f"(dot_general of lhs {sharding_rules.type_str(avals[0], specs[0])} and rhs "
+                f"{sharding_rules.type_str(avals[1], specs[1])})"
             )
         raise sharding_rules.ShardingTypeError(
             "dot_general requires contracting dimensions to have consistent sharding, got "
