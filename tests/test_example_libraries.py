@@ -1,5 +1,5 @@
-"""``jax.flatten_util``, ``jax.example_libraries`` (stax, optimizers) and ``jax.experimental.ode``
-under spmd give what JAX 0.10.2 gives: the programs of
+"""``jax.flatten_util``, ``jax.example_libraries`` (stax, optimizers), ``jax.experimental.ode``,
+``pjit``, ``compute_on`` and ``shard_alike`` under spmd give what JAX 0.10.2 gives: the programs of
 ``tests/golden_gen/example_libraries_gen.py`` run on spmd and are compared with their records
 (dtypes, weak types, shapes and integers exactly; floats within each program's tolerance;
 errors by class)."""

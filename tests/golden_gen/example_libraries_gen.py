@@ -1,6 +1,6 @@
-"""Record what JAX's ``jax.flatten_util``, ``jax.example_libraries`` (stax, optimizers) and
-``jax.experimental.ode`` give into ``tests/golden/example_libraries.json`` (read by
-``tests/test_example_libraries.py``).
+"""Record what JAX's ``jax.flatten_util``, ``jax.example_libraries`` (stax, optimizers),
+``jax.experimental.ode``, ``pjit``, ``compute_on`` and ``shard_alike`` give into
+``tests/golden/example_libraries.json`` (read by ``tests/test_example_libraries.py``).
 
 Each entry of ``PROGRAMS`` is ``name -> (fn(jax), tol)``: ``fn`` runs on the ``jax`` namespace
 it is given (JAX's here, spmd's in the test) and returns a nest of arrays, Python scalars,
@@ -8,7 +8,7 @@ strings and containers; ``show`` turns it into plain data (arrays by dtype, weak
 values). A program that raises records its exception class. ``tol`` is the relative and absolute
 float tolerance the test compares with (None: JAX's default test tolerance of the dtype).
 
-Run with real JAX (not spmd), on CPU:
+Run with real JAX (not spmd), on CPU (8 host devices, set here unless XLA_FLAGS says otherwise):
 ``/path/to/jax/python tests/golden_gen/example_libraries_gen.py``.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -481,7 +482,52 @@ PROGRAMS["pjit"] = (_pjit, None)
 PROGRAMS["compute_on"] = (_compute_on, None)
 
 
+# --- shard_alike (8 CPU devices) ----------------------------------------------------------
+
+
+def _placement(r):
+    """The mesh axes along each dimension (trailing unsharded ones dropped): JAX 0.10's default
+    Explicit mesh writes a typed spec at full rank, spmd's Auto default does not
+    (docs/DESIGN.md); the placement is what shard_alike decides."""
+    spec = getattr(r.sharding, "spec", None)
+    if spec is None:
+        return None
+    spec = [str(e) for e in spec]
+    while spec and spec[-1] == "None":
+        spec.pop()
+    return spec
+
+
+def _shard_alike(jax):
+    jnp = jax.numpy
+    shard_alike = sub(jax, "experimental.shard_alike").shard_alike
+    mesh = jax.make_mesh((8,), ("x",))
+    x, y = jnp.arange(16.0).reshape(8, 2), jnp.ones((8, 2))
+    xs = jax.device_put(x, jax.NamedSharding(mesh, jax.P("x")))
+    out = []
+    for fn in (shard_alike, jax.jit(shard_alike)):
+        for a, b in ((xs, y), (y, xs), (x, y)):
+            ra, rb = fn(a, b)
+            specs = [_placement(r) for r in (ra, rb)]
+            out.append([ra, rb, specs])
+    out.append(str(jax.make_jaxpr(shard_alike)(x, y)))
+    out.append(jax.grad(lambda a, b: jnp.sum(shard_alike(a, b)[0] * b))(x, y))
+    out.append(jax.vmap(shard_alike, in_axes=(0, None))(x, y[0]))
+    out.append(shard_alike({"a": x}, {"a": y}))
+    return out
+
+
+def _shard_alike_shapes_differ(jax):
+    jnp = jax.numpy
+    return sub(jax, "experimental.shard_alike").shard_alike(jnp.ones(8), jnp.ones(4))
+
+
+PROGRAMS["shard_alike"] = (_shard_alike, None)
+PROGRAMS["shard_alike_shapes_differ"] = (_shard_alike_shapes_differ, None)
+
+
 def main() -> None:
+    os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
     import jax
 
     jax.config.update("jax_platforms", "cpu")
