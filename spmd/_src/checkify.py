@@ -472,6 +472,9 @@ def _sub(st: _State, closed: core.ClosedJaxpr, effs, state_leaves, args) -> tupl
 
 
 def _rebind(st: _State, eqn: core.JaxprEqn, ins: list) -> Any:
+    """Evaluate one equation under the current trace, recording its checks in ``st``: a
+    ``check`` updates its slot, a call or control flow with checks inside is rewritten, any
+    other primitive runs followed by the automatic checks enabled for it."""
     prim, params, name = eqn.primitive, eqn.params, eqn.primitive.name
     if prim is check_p:
         if params["error_type"] in st.enabled:
@@ -487,8 +490,6 @@ def _rebind(st: _State, eqn: core.JaxprEqn, ins: list) -> Any:
         effs = list(inner_effs)
         if name in _CALLS:
             return _interpret(st, params[_CALLS[name]], ins)
-        if name == "cond":
-            return _cond(st, effs, params, ins)
         return _REWRITTEN[name](st, effs, params, ins)
     if OOBError in st.enabled and (name in _OOB_PRIMS or name.startswith("scatter")):
         _check_oob(st, eqn, ins)
