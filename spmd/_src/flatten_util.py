@@ -39,7 +39,7 @@ class _Unravel:
 
 
 def _ravel_list(leaves):
-    import spmd.numpy as jnp
+    import spmd.numpy as jnp  # lazy: built on the public jnp/lax, as JAX's is
 
     if not leaves:
         return jnp.zeros(0, dtypes.default_float_dtype()), _unravel_empty
@@ -52,7 +52,7 @@ def _ravel_list(leaves):
     else:
         # lax's conversion keeps the result strong (jnp.astype of a weak leaf would too, but
         # this states it).
-        from spmd import lax
+        from spmd import lax  # lazy: built on the public jnp/lax, as JAX's is
 
         raveled = [jnp.ravel(lax.convert_element_type(x, to_dtype)) for x in leaves]
     flat = jnp.concatenate(raveled) if len(raveled) > 1 else raveled[0]
@@ -83,8 +83,8 @@ class _UnravelList:
         self.from_dtypes, self.to_dtype = from_dtypes, to_dtype
 
     def __call__(self, flat):
-        import spmd.numpy as jnp
-        from spmd import lax
+        import spmd.numpy as jnp  # lazy: built on the public jnp/lax, as JAX's is
+        from spmd import lax  # lazy: built on the public jnp/lax, as JAX's is
 
         if isinstance(flat, (list, tuple)):
             raise TypeError(

@@ -127,8 +127,8 @@ def _polyval(coeffs, s):
 
 def _integrate(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     """The solution (flat ``y0``) at each of ``ts``."""
-    import spmd.numpy as jnp
-    from spmd import lax
+    import spmd.numpy as jnp  # lazy: written on the public jnp/lax/transforms, as JAX's is
+    from spmd import lax  # lazy: written on the public jnp/lax/transforms, as JAX's is
 
     def f(y, t):
         return func(y, t, *args)
@@ -171,9 +171,9 @@ def _integrate_bwd(func, rtol, atol, mxstep, hmax, res, g):
     """The adjoint method: between consecutive output times, integrate backwards (in negated
     time, so the solver still runs forwards) the state, its cotangent, and the accumulating
     cotangents of t0 and the args; each output's cotangent is added when it is passed."""
-    import spmd
-    import spmd.numpy as jnp
-    from spmd import lax
+    import spmd  # lazy: written on the public jnp/lax/transforms, as JAX's is
+    import spmd.numpy as jnp  # lazy: written on the public jnp/lax/transforms, as JAX's is
+    from spmd import lax  # lazy: written on the public jnp/lax/transforms, as JAX's is
 
     ys, ts, args = res
 
@@ -202,7 +202,7 @@ def _integrate_bwd(func, rtol, atol, mxstep, hmax, res, g):
 
 @functools.cache
 def _integrate_vjp():
-    import spmd
+    import spmd  # lazy: written on the public jnp/lax/transforms, as JAX's is
 
     f = spmd.custom_vjp(_integrate, nondiff_argnums=(0, 1, 2, 3, 4))
     f.defvjp(_integrate_fwd, _integrate_bwd)
@@ -211,7 +211,7 @@ def _integrate_vjp():
 
 def _odeint_flat(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     """``odeint`` after the checks: y0 any pytree, ``func`` closure-converted."""
-    import spmd
+    import spmd  # lazy: written on the public jnp/lax/transforms, as JAX's is
 
     flat_y0, unravel = ravel_pytree(y0)
 
@@ -228,8 +228,8 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
     of ``y0``'s pytree). ``rtol``/``atol``: relative and absolute error tolerances; ``mxstep``:
     the most steps between two output times; ``hmax``: the largest step. Differentiable in
     ``y0``, ``t`` and ``args`` (and values ``func`` closes over) by the adjoint method."""
-    import spmd
-    import spmd.numpy as jnp
+    import spmd  # lazy: written on the public jnp/lax/transforms, as JAX's is
+    import spmd.numpy as jnp  # lazy: written on the public jnp/lax/transforms, as JAX's is
     from spmd._src import dtypes
     from spmd._src.custom_derivatives.gradient import closure_convert
 

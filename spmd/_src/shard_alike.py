@@ -47,7 +47,7 @@ def _abstract_eval(x, y):
 
 
 def _vmap_rule(axis_data, vals, dims):
-    import spmd.numpy as jnp
+    import spmd.numpy as jnp  # lazy: the vmap rule uses public jnp shape ops
 
     # Both batched at the front (an unbatched one broadcast), so the pair keeps equal shapes.
     front = [
