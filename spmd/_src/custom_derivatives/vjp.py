@@ -186,19 +186,8 @@ def _vjp_untraced(cv: custom_vjp, trace: ad.JVPTrace, args: tuple, name: str) ->
     rule_trace = _InlineJitTrace(trace.parent_trace, trace, False, ("custom_vjp", name))
     with core.set_current_trace(rule_trace):
         outs, res, bwd_flat = fwd([], primals, [not z for z in in_zeros])
-    out_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in outs)
-    out_types = tuple(sharding_rules.type_sharding(o) for o in outs)
     with core.set_current_trace(trace.tangent_trace):
-        t_out = custom_lin_p.bind(
-            *res,
-            *[t for t in tangents if type(t) is not Zero],
-            num_res=len(res),
-            bwd=bwd_flat,
-            out_avals=out_avals,
-            out_types=out_types,
-            in_zeros=in_zeros,
-            symbolic_zeros=cv.symbolic_zeros,
-        )
+        t_out = _bind_lin(res, tangents, bwd_flat, outs, in_zeros, cv.symbolic_zeros)
     return tu.tree_unflatten(fwd.out_tree, [trace.wrap(p, t) for p, t in zip(outs, t_out)])
 
 
@@ -510,19 +499,7 @@ def _custom_vjp_call_jvp(
     in_zeros = tuple(type(t) is Zero for t in args_t)
     consts, args = list(primals[:num_consts]), list(primals[num_consts:])
     outs, res, bwd_flat = fwd(consts, args, [not z for z in in_zeros])
-    out_avals = tuple(ad.tangent_aval(core.get_aval(o)) for o in outs)
-    out_types = tuple(sharding_rules.type_sharding(o) for o in outs)
-    t_out = custom_lin_p.bind(
-        *res,
-        *[t for t in args_t if type(t) is not Zero],
-        num_res=len(res),
-        bwd=bwd_flat,
-        out_avals=out_avals,
-        out_types=out_types,
-        in_zeros=in_zeros,
-        symbolic_zeros=symbolic_zeros,
-    )
-    return outs, t_out
+    return outs, _bind_lin(res, args_t, bwd_flat, outs, in_zeros, symbolic_zeros)
 
 
 custom_vjp_call_p.def_impl(_jaxpr_impl)
@@ -603,6 +580,21 @@ sharding_rules.sets_sharding.add(custom_lin_p)
 sharding_rules.sharding_rules[custom_lin_p] = lambda specs, avals, *, out_types, **_: list(
     out_types
 )
+
+
+def _bind_lin(res, tangents, bwd_flat, outs, in_zeros, symbolic_zeros):
+    """The tangents of a custom_vjp's outputs ``outs``: a ``custom_lin`` of the residuals and
+    the nonzero input tangents, whose transpose runs the user's backward rule."""
+    return custom_lin_p.bind(
+        *res,
+        *[t for t in tangents if type(t) is not Zero],
+        num_res=len(res),
+        bwd=bwd_flat,
+        out_avals=tuple(ad.tangent_aval(core.get_aval(o)) for o in outs),
+        out_types=tuple(sharding_rules.type_sharding(o) for o in outs),
+        in_zeros=in_zeros,
+        symbolic_zeros=symbolic_zeros,
+    )
 
 
 __all__ = [

@@ -259,20 +259,10 @@ class _IndexUpdateRef:
         out_sharding=None,
     ):
         """``x[idx] /= values`` (true division, so integer arrays give floats)."""
-
-        def divide(array, values):
-            scaled = _scatter_update(
-                _ones_like(array),
-                self.index,
-                values,
-                lax_idx.scatter_mul,
-                indices_are_sorted,
-                unique_indices,
-                mode,
-            )
-            return ufuncs.true_divide(array, scaled)
-
-        return self._placed(divide, values, out_sharding, "divide")
+        return self._by_factors(
+            ufuncs.true_divide, values, indices_are_sorted, unique_indices, mode, out_sharding,
+            "divide",
+        )  # fmt: skip
 
     def power(
         self,
@@ -284,20 +274,21 @@ class _IndexUpdateRef:
         out_sharding=None,
     ):
         """``x[idx] **= values``."""
+        return self._by_factors(
+            ufuncs.power, values, indices_are_sorted, unique_indices, mode, out_sharding, "power"
+        )
 
-        def power(array, values):
-            exponent = _scatter_update(
-                _ones_like(array),
-                self.index,
-                values,
-                lax_idx.scatter_mul,
-                indices_are_sorted,
-                unique_indices,
-                mode,
-            )
-            return ufuncs.power(array, exponent)
+    def _by_factors(self, op, values, indices_are_sorted, unique_indices, mode, out_sharding, name):
+        # ``op(x, f)`` where f is ones but the product of the values scattered at the index
+        # (an index given twice divides, or raises to the power, twice, as JAX's).
+        def update(array, values):
+            factors = _scatter_update(
+                _ones_like(array), self.index, values, lax_idx.scatter_mul,
+                indices_are_sorted, unique_indices, mode,
+            )  # fmt: skip
+            return op(array, factors)
 
-        return self._placed(power, values, out_sharding, "power")
+        return self._placed(update, values, out_sharding, name)
 
     def min(
         self,
