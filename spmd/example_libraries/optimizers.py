@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import spmd.numpy as jnp
-from spmd._src.tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
+from spmd.tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 
 Array = Any
 Params = Any
