@@ -249,3 +249,9 @@ def test_ragged_dot_refuses_what_is_not_implemented():
     batch = lax.RaggedDotDimensionNumbers((((2,), (1,)), ((0,), (0,))), (1,), (0,))
     with pytest.raises(NotImplementedError, match="without batch dimensions"):
         lax.ragged_dot_general(_RL[None], _RR, _GS, batch)
+
+
+def test_reduce_window_shape_tuple_of_any_batch_is_zero():
+    # stax's pooled shapes use -1 for "any batch": JAX 0.10.2 gives (0, 2, 2, 3), no error.
+    shape = lax.reduce_window_shape_tuple((-1, 4, 4, 3), (1, 2, 2, 1), (1, 2, 2, 1), [(0, 0)] * 4)
+    assert shape == (0, 2, 2, 3)

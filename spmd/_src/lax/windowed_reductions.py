@@ -269,17 +269,19 @@ def reduce_window_shape_tuple(
     base_dilation=None,
     window_dilation=None,
 ) -> tuple[int, ...]:
-    """The shape of a windowed reduction's result (explicit (low, high) padding)."""
+    """The shape of a windowed reduction's result (explicit (low, high) padding). A negative
+    size (stax's -1 for "any batch") gives 0, as JAX's arithmetic does."""
+    operand_shape = tuple(max(int(d), 0) for d in operand_shape)
     params = _window_params(
         "reduce_window_shape_tuple",
-        tuple(operand_shape),
+        operand_shape,
         window_dimensions,
         window_strides,
         padding,
         base_dilation,
         window_dilation,
     )
-    return _out_shape(tuple(operand_shape), **params)
+    return _out_shape(operand_shape, **params)
 
 
 def _bind_window(prim, operand, window_dimensions, window_strides, padding, base_dilation,
