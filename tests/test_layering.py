@@ -65,6 +65,7 @@ LAYERS: dict[int, list[str]] = {
     ],
     6: [
         "spmd._src.api",
+        "spmd._src.shape_dtype_struct",
         "spmd._src.api_trace",
         "spmd._src.ad_checkpoint",
         "spmd._src.jit_placement",
