@@ -33,6 +33,7 @@ from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import padding as lax_padding
 from spmd._src.lax import random_bits as rb
 from spmd._src.lax import random_math as rm
 from spmd._src.lax import reductions as lax_red
@@ -788,7 +789,7 @@ def _cumsum_xla(p: Any) -> Any:
         return lax_red.cumsum(p, 0)
     m = -(-n // 16)
     dt = p.dtype
-    padded = lax_shape.pad(p, _const(0, dt), [(0, m * 16 - n, 0)])
+    padded = lax_padding.pad(p, _const(0, dt), [(0, m * 16 - n, 0)])
     inner = lax_red.cumsum(lax_shape.reshape(padded, (m, 16)), 1)
     totals = _cumsum_xla(lax_shape.reshape(lax_shape.slice(inner, (0, 15), (m, 16)), (m,)))
     before = lax_shape.concatenate(

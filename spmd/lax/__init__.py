@@ -21,6 +21,7 @@ from spmd._src.lax.indexing.scattering import *  # noqa: F401,F403
 from spmd._src.lax.indexing.slicing import *  # noqa: F401,F403
 from spmd._src.lax.misc_more import *  # noqa: F401,F403
 from spmd._src.lax.misc_ops import *  # noqa: F401,F403
+from spmd._src.lax.padding import *  # noqa: F401,F403
 from spmd._src.lax.parallel import *  # noqa: F401,F403
 from spmd._src.lax.ragged_dot import *  # noqa: F401,F403
 from spmd._src.lax.reductions import *  # noqa: F401,F403

@@ -25,9 +25,10 @@ from spmd._src import core, dtypes
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as ew
 from spmd._src.lax.dot import dot_general
+from spmd._src.lax.padding import pad
 from spmd._src.lax.reductions import reduce_max, reduce_sum
 from spmd._src.lax.rules import bdim_at_front
-from spmd._src.lax.shape import broadcast_in_dim, concatenate, pad, slice_in_dim, transpose
+from spmd._src.lax.shape import broadcast_in_dim, concatenate, slice_in_dim, transpose
 
 # ---------------------------------------------------------------------------------------------
 # Shared pieces

@@ -23,6 +23,7 @@ import numpy as np
 from spmd._src import core, dtypes, tree_util
 from spmd._src.core import ShapedArray
 from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.lax import padding as lax_padding
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.convolution import padtype_to_pads
 from spmd._src.lax.elementwise import arithmetic, bitwise, selection
@@ -341,7 +342,7 @@ def _reduce_window_sum_transpose(
     nd = len(in_shape)
     if 0 in in_shape:
         return [lax_shape.full(in_shape, 0, ct.dtype)]
-    padded = lax_shape.pad(ct, _const(ct, 0), cfg)
+    padded = lax_padding.pad(ct, _const(ct, 0), cfg)
     out = reduce_window_sum_p.bind(
         padded,
         window_dimensions=window_dimensions,
@@ -391,7 +392,7 @@ def _window_slices(
     dilated, padded ``x`` (lax operations: differentiable and batchable)."""
     cfg = [(lo, hi, bd - 1) for (lo, hi), bd in zip(padding, base_dilation)]
     if any(c != (0, 0, 0) for c in cfg):
-        x = lax_shape.pad(x, init, cfg)
+        x = lax_padding.pad(x, init, cfg)
     out = _out_shape(
         x.shape,
         window_dimensions,

@@ -28,6 +28,7 @@ from spmd._src.errors import ConcretizationTypeError
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import padding as lax_padding
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.numpy import ufuncs
@@ -233,7 +234,7 @@ def _diag_body(v, k):
     if v.ndim == 2:
         return diagonal(v, k)
     n = v.shape[0] + builtins.abs(k)
-    v = lax_shape.pad(v, _scalar(0, v.dtype), ((builtins.max(0, -k), builtins.max(0, k), 0),))
+    v = lax_padding.pad(v, _scalar(0, v.dtype), ((builtins.max(0, -k), builtins.max(0, k), 0),))
     mask = _offset_mask(n, n, k, lax.eq)
     col = lax_shape.broadcast_in_dim(v, (n, 1), (0,))
     return where(mask, col, _scalar(0, v.dtype))

@@ -26,6 +26,7 @@ from spmd._src.errors import ConcretizationTypeError
 from spmd._src.interpreters.ad import JVPTracer
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import padding as lax_padding
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax import sorting as lax_sort
@@ -547,7 +548,7 @@ def _packbits_impl(a, axis, bitorder):
     if m * 8 != n:
         pad = [(0, 0, 0)] * bits.ndim
         pad[axis] = (0, m * 8 - n, 0)
-        bits = lax_shape.pad(bits, _scalar(0, _uint8), pad)
+        bits = lax_padding.pad(bits, _scalar(0, _uint8), pad)
     shape = (*bits.shape[:axis], m, 8, *bits.shape[axis + 1 :])
     bits = reshape(bits, shape)
     packed = lax.shift_left(bits, _bit_weights(bitorder, shape, axis + 1, _uint8))
@@ -598,7 +599,7 @@ def _unpackbits_impl(a, axis, count, bitorder):
         return lax_shape.slice_in_dim(bits, 0, keep, 1, axis)
     pad = [(0, 0, 0)] * bits.ndim
     pad[axis] = (0, keep - total, 0)
-    return lax_shape.pad(bits, _scalar(0, _uint8), pad)
+    return lax_padding.pad(bits, _scalar(0, _uint8), pad)
 
 
 _unpackbits_jit = _named_jit("unpackbits", _unpackbits_impl, ("axis", "count", "bitorder"))

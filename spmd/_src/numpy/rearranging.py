@@ -21,6 +21,7 @@ from spmd._src.interpreters import sharding_rules
 from spmd._src.key_arrays import over_key_data
 from spmd._src.lax import copies as lax_copies
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import padding as lax_padding
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax.sharding import apply_out_sharding, reshard
@@ -396,14 +397,14 @@ def _pad_constant(x, pairs, constant_values):
     cv = asarray(constant_values)
     if cv.ndim == 0:
         cfg = tuple((lo, hi, 0) for lo, hi in pairs)
-        return lax_shape.pad(x, convert(cv, x.dtype), cfg)
+        return lax_padding.pad(x, convert(cv, x.dtype), cfg)
     cv = convert(broadcast_to(cv, (x.ndim, 2)), x.dtype)
     for i, (lo, hi) in enumerate(pairs):
         for side, amount in ((0, lo), (1, hi)):
             val = lax_shape.reshape(lax_shape.slice(cv, (i, side), (i + 1, side + 1)), ())
             cfg = [(0, 0, 0)] * x.ndim
             cfg[i] = (amount, 0, 0) if side == 0 else (0, amount, 0)
-            x = lax_shape.pad(x, val, tuple(cfg))
+            x = lax_padding.pad(x, val, tuple(cfg))
     return x
 
 

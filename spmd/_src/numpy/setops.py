@@ -21,6 +21,7 @@ from spmd._src import dtypes
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import padding as lax_padding
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax import sorting as lax_sort
@@ -126,7 +127,7 @@ def _resize(x: Any, size: int) -> Any:
     n = x.shape[0]
     if size <= n:
         return _slice(x, 0, size)
-    return lax_shape.pad(x, _scalar(0, x.dtype, x.weak_type), [(0, size - n, 0)])
+    return lax_padding.pad(x, _scalar(0, x.dtype, x.weak_type), [(0, size - n, 0)])
 
 
 def _compact(values: list, mask: Any, size: int | None) -> tuple[list, Any, Any, int]:

@@ -23,6 +23,7 @@ from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError
 from spmd._src.lax import elementwise as lax
+from spmd._src.lax import padding as lax_padding
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
 from spmd._src.lax import sorting as lax_sort
@@ -350,7 +351,7 @@ def _prefix(x: Any, size: int) -> Any:
     if size <= n:
         return _slice(x, 0, size)
     pad = [(0, size - n, 0)] + [(0, 0, 0)] * (x.ndim - 1)
-    return lax_shape.pad(x, _const(0, x.dtype), pad)
+    return lax_padding.pad(x, _const(0, x.dtype), pad)
 
 
 def unique(ar, return_index: bool = False, return_inverse: bool = False,

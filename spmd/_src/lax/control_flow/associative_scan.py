@@ -42,7 +42,9 @@ def _interleave(a, b, axis: int):
     cfg_b[axis] = (1, 0 if same else 1, 1)
     # Booleans have no add: or-ing with False interleaves them the same way.
     op = bitwise.bitwise_or if a.dtype == np.bool_ else arithmetic.add
-    return op(shape.pad(a, const(a, 0), cfg_a), shape.pad(b, const(b, 0), cfg_b))
+    from spmd._src.lax.padding import pad  # (as _lax: loaded when the scan runs)
+
+    return op(pad(a, const(a, 0), cfg_a), pad(b, const(b, 0), cfg_b))
 
 
 def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int = 0) -> Any:
