@@ -71,6 +71,12 @@ def _shape():
     return shape
 
 
+def _pad(*args):
+    from spmd._src.lax.padding import pad  # lazy: as _shape (padding imports shape)
+
+    return pad(*args)
+
+
 def _reduce_batcher(prim):
     """Batching of a reduction over ``axes``: the axes skip the batch dimension, which stays
     (shifted left by the reduced axes before it)."""
@@ -159,7 +165,7 @@ def _exclusive_cumprod(x, axis, reverse):
     cfg = [(0, 0, 0)] * n
     # Shift by one along ``axis``, bringing in the multiplicative identity.
     cfg[axis] = (-1, 1, 0) if reverse else (1, -1, 0)
-    return _shape().pad(incl, _one(x), cfg)
+    return _pad(incl, _one(x), cfg)
 
 
 def _reduce_prod_jvp(primals, tangents, primal_out, *, axes, out_sharding):
@@ -444,8 +450,7 @@ def _interleave(a, b, axis):
     cfg_a[axis] = (0, 1 if same else 0, 1)
     cfg_b[axis] = (1, 0 if same else 1, 1)
     zero = _const(a, 0)
-    shp = _shape()
-    return lax_elem.add(shp.pad(a, zero, cfg_a), shp.pad(b, zero, cfg_b))
+    return lax_elem.add(_pad(a, zero, cfg_a), _pad(b, zero, cfg_b))
 
 
 def _prefix_scan(combine, elems, axis):
