@@ -288,7 +288,6 @@ class JitWrapped:
         self._static_argnames = frozenset(names)
         self._donate_argnums = _ensure_tuple(donate_argnums)
         self._donated = _donation.donated_args(self._donate_argnums, donate_argnames, pos_names)
-        self._donates = bool(self._donated[0] or self._donated[1])
         self._donation_warned: set = set()  # argument types whose unusable donations were told
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
@@ -446,11 +445,6 @@ class JitWrapped:
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
-        if self._donates and core.trace_ctx.trace is core.eval_trace:
-            return _donation.donating_call(self, args, kwargs)
-        return self._call(args, kwargs)
-
-    def _call(self, args: tuple, kwargs: dict):
         if _profiler.recording and core.trace_ctx.trace is core.eval_trace:
             return _profiler.record_jit_call(self, args, kwargs)
         if debug_floats.enabled and not debug_floats.busy() and core.is_eval_trace_current():
@@ -846,6 +840,17 @@ def _converters(args: tuple) -> tuple:
     return tuple(out)
 
 
+class _DonatingJit(JitWrapped):
+    """``jit`` with donated arguments: eager calls delete the donated Arrays a result can
+    reuse (donation.py); traced calls (inside another transformation) donate nothing."""
+
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit or core.trace_ctx.trace is not core.eval_trace:
+            return JitWrapped.__call__(self, *args, **kwargs)
+        call = lambda: JitWrapped.__call__(self, *args, **kwargs)  # noqa: E731
+        return _donation.donating_call(self, args, kwargs, call)
+
+
 def jit(
     fun: Callable | None = None,
     *,
@@ -878,6 +883,9 @@ def jit(
         keep_unused=keep_unused,
         inline=inline,
     )
+    # Donating jits are their own class, so other calls pay nothing for donation.
+    donates = _ensure_tuple(donate_argnums) or _ensure_tuple(donate_argnames)
+    cls = _DonatingJit if donates else JitWrapped
     if fun is None:
-        return lambda f: JitWrapped(f, **kw)
-    return JitWrapped(fun, **kw)
+        return lambda f: cls(f, **kw)
+    return cls(fun, **kw)

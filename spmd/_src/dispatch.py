@@ -123,10 +123,7 @@ _places: dict[int, tuple[Any, bool]] = {}
 
 
 def _call_places(prim: core.Primitive, params: dict) -> bool:
-    call = sharding_rules.call_jaxprs.get(prim)
-    if call is None:
-        return False
-    inner = call(core.JaxprEqn([], [], prim, params))
+    inner = sharding_rules.call_jaxprs[prim](core.JaxprEqn([], [], prim, params))
     hit = _places.get(id(inner))
     if hit is None or hit[0] is not inner:
         if len(_places) >= 256:
@@ -160,7 +157,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         or prim in sharding_rules.sets_sharding
         or prim in sharding_rules.observers
         or sharding_rules.given_sharding(prim, params) is not None
-        or _call_places(prim, params)
+        or (prim in sharding_rules.call_jaxprs and _call_places(prim, params))
     ):
         shardings = [x._sharding if type(x) is Array else None for x in args]
         avals = [ShapedArray(*s) for s in sig]

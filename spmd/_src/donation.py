@@ -10,7 +10,7 @@ runs here runs under JAX).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from spmd._src import tree_util as tu
@@ -30,9 +30,9 @@ def donated_args(nums: Sequence[int], names: Any, pos_names: Sequence[str]) -> t
     return frozenset(nums), frozenset(names)
 
 
-def donating_call(jitted: Any, args: tuple, kwargs: dict) -> Any:
-    """Call ``jitted`` (a JitWrapped with donated arguments) eagerly, then delete the donated
-    Arrays a result can reuse."""
+def donating_call(jitted: Any, args: tuple, kwargs: dict, call: Callable[[], Any]) -> Any:
+    """Run ``call()`` (``jitted``, a jit with donated arguments, on ``args`` and ``kwargs``)
+    eagerly, then delete the donated Arrays a result can reuse."""
     nums, names = jitted._donated
     trees = [a for i, a in enumerate(args) if i in nums]
     trees += [v for k, v in kwargs.items() if k in names]
@@ -48,7 +48,7 @@ def donating_call(jitted: Any, args: tuple, kwargs: dict) -> Any:
                 "buffer that was previously donated in the same call')"
             )
         seen.add(id(x))
-    out = jitted._call(args, kwargs)
+    out = call()
     free = [(o.shape, o.dtype.itemsize) for o in tu.tree_leaves(out) if type(o) is Array]
     unusable = []
     for x in donated:
