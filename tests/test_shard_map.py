@@ -255,6 +255,20 @@ def test_vmap_of_shard_map():
     assert np.asarray(got).tolist() == want.tolist()
 
 
+def test_vmap_of_shard_map_spells_the_new_dimension_as_jax():
+    # The vmapped dimension enters the specs as None, kept even at the end (JAX's spelling):
+    # out_specs P() batched at 0 is P(None,), P('x') batched at 1 is P('x', None).
+    mesh = mesh_of((4,), ("x",))
+    xs = np.arange(32.0).reshape(8, 4)
+    got = spmd.vmap(spmd.shard_map(lambda a: lax.psum(a, "x"), mesh=mesh, in_specs=P("x"),
+                                   out_specs=P()))(xs)  # fmt: skip
+    assert got.sharding.spec == P(None) and str(got.sharding.spec) == "P(None,)"
+    got = spmd.vmap(spmd.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("x"),
+                                   out_specs=P("x")), in_axes=1, out_axes=1)(xs.T)  # fmt: skip
+    assert str(got.sharding.spec) == "P('x', None)"
+    assert np.asarray(got).tolist() == (2 * xs.T).tolist()
+
+
 def test_vmap_with_axis_name_used_inside_shard_map():
     mesh = mesh_of((2,), ("x",))
     f = spmd.shard_map(lambda b: lax.psum(b, "v") + lax.psum(b, "x"), mesh=mesh,

@@ -284,10 +284,9 @@ def _shard_map_abstract_eval(
 
 
 def _insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
+    # Spelled as JAX's: the new dimension's None is kept even when it ends the spec.
     parts = list(spec) + [None] * max(0, d - len(spec))
     parts.insert(d, None)
-    while parts and parts[-1] is None:
-        parts.pop()
     return P(*parts)
 
 
