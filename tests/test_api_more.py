@@ -810,6 +810,20 @@ def test_default_matmul_precision():
             pass
 
 
+@pytest.mark.parametrize("bad", ["bogus", "HIGHEST", "fastest", "bf16_bf16_f32", 1])
+def test_config_update_checks_the_default_matmul_precision(bad):
+    # jax: config.update('jax_default_matmul_precision', v) raises ValueError for what
+    # default_matmul_precision refuses (spellings are exact; 'fastest' is no option value)
+    # and keeps the value it had
+    spmd.config.update("jax_default_matmul_precision", "BF16_BF16_F32_X3")
+    try:
+        with pytest.raises(ValueError, match=r"jax_default_matmul_precision.*None or one of"):
+            spmd.config.update("jax_default_matmul_precision", bad)
+        assert spmd.config.jax_default_matmul_precision == "BF16_BF16_F32_X3"
+    finally:
+        spmd.config.update("jax_default_matmul_precision", None)
+
+
 def test_clear_caches_makes_jit_trace_again():
     traces = []
 

@@ -402,6 +402,20 @@ def test_precision():
         lax.dot(np.ones(3, np.float32), np.ones(3, np.float32), precision="bogus")
 
 
+def test_precision_spellings_are_exact_and_none_is_default():
+    # jax: Precision(None) is DEFAULT; Precision('HIGHEST') and dot(precision='HIGHEST') are
+    # ValueErrors (the names are lower case), and so is a pair holding None, even (None, None).
+    P = lax.Precision
+    assert P(None) is P.DEFAULT and P(2) is P.HIGHEST
+    with pytest.raises(ValueError, match="'HIGHEST' is not a valid Precision"):
+        P("HIGHEST")
+    x = np.ones(3, np.float32)
+    for bad in ["HIGHEST", ("HIGHEST", "high"), ("highest", None), (None, None)]:
+        with pytest.raises(ValueError, match=r"dot_general: precision must be None, a "):
+            lax.dot(x, x, precision=bad)
+    assert float(lax.dot(x, x, precision=("highest", P.HIGH))) == 3.0
+
+
 # ---------------------------------------------------------------------------------------------
 # conv_general_dilated
 

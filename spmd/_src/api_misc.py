@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from spmd._src import core
-from spmd._src.config import config
+from spmd._src.config import MATMUL_PRECISIONS, config
 
 # ---------------------------------------------------------------------------------------------
 # Names
@@ -87,38 +87,14 @@ def ensure_compile_time_eval() -> Iterator[None]:
 # ---------------------------------------------------------------------------------------------
 # default_matmul_precision
 
-# The values JAX's option accepts (XLA's precision names and dot algorithm presets).
-_PRECISIONS = [
-    "default",
-    "high",
-    "highest",
-    "bfloat16",
-    "tensorfloat32",
-    "float32",
-    "ANY_F8_ANY_F8_F32",
-    "ANY_F8_ANY_F8_F32_FAST_ACCUM",
-    "ANY_F8_ANY_F8_ANY",
-    "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
-    "F16_F16_F16",
-    "F16_F16_F32",
-    "BF16_BF16_BF16",
-    "BF16_BF16_F32",
-    "BF16_BF16_F32_X3",
-    "BF16_BF16_F32_X6",
-    "BF16_BF16_F32_X9",
-    "TF32_TF32_F32",
-    "TF32_TF32_F32_X3",
-    "F32_F32_F32",
-    "F64_F64_F64",
-]
-
 
 @contextlib.contextmanager
 def default_matmul_precision(value: str | None) -> Iterator[None]:
     """Set ``jax_default_matmul_precision`` inside the block (checked as JAX checks it)."""
-    if value is not None and value not in _PRECISIONS:
+    if value is not None and not (isinstance(value, str) and value in MATMUL_PRECISIONS):
         raise ValueError(
-            f"new enum value must be None or in {_PRECISIONS}, got {value} of type {type(value)}."
+            f"new enum value must be None or in {MATMUL_PRECISIONS}, got {value} of type "
+            f"{type(value)}."
         )
     before = config.jax_default_matmul_precision
     config.update("jax_default_matmul_precision", value)

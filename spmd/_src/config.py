@@ -124,11 +124,36 @@ config.define(
     lambda v: isinstance(v, int) and (v == -1 or v > 0),
     "Number of virtual CPU devices; must be set before the devices are first used.",
 )
+# The values JAX's jax_default_matmul_precision accepts, exactly spelt (XLA's precision names
+# and the dot algorithm presets; not 'fastest', not a lax.Precision or preset object).
+MATMUL_PRECISIONS = [
+    "default",
+    "high",
+    "highest",
+    "bfloat16",
+    "tensorfloat32",
+    "float32",
+    "ANY_F8_ANY_F8_F32",
+    "ANY_F8_ANY_F8_F32_FAST_ACCUM",
+    "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
+    "F16_F16_F16",
+    "F16_F16_F32",
+    "BF16_BF16_BF16",
+    "BF16_BF16_F32",
+    "BF16_BF16_F32_X3",
+    "BF16_BF16_F32_X6",
+    "BF16_BF16_F32_X9",
+    "TF32_TF32_F32",
+    "TF32_TF32_F32_X3",
+    "F32_F32_F32",
+    "F64_F64_F64",
+]
 config.define(
     "jax_default_matmul_precision",
     os.environ.get("JAX_DEFAULT_MATMUL_PRECISION"),
-    lambda v: v is None or isinstance(v, str),
-    "Accepted for compatibility; NumPy computes in the operand precision.",
+    lambda v: v is None or (isinstance(v, str) and v in MATMUL_PRECISIONS),
+    f"The precision of dots that give none: None or one of {MATMUL_PRECISIONS}.",
 )
 config.define(
     "jax_disable_jit",
@@ -477,6 +502,9 @@ _NO_EFFECT = {
         ("jax_softmax_custom_jvp", False),
         ("jax_enable_checks", False),
         ("jax_use_simplified_jaxpr_constants", False),
+        # JAX's experimental remat implementation (docs/301/remat.md turns it on): the same
+        # values and saved residuals as its classic checkpoint.
+        ("jax_remat3", False),
     ),
 }
 for _reason, _opts in _NO_EFFECT.items():

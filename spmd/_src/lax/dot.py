@@ -52,8 +52,11 @@ class Precision(enum.Enum):
 
     @classmethod
     def _missing_(cls, value: Any) -> Precision | None:
+        # JAX's spellings are exact (Precision("HIGHEST") is refused); None is the default level.
+        if value is None:
+            return cls.DEFAULT
         if isinstance(value, str):
-            return _PRECISION_NAMES.get(value.lower())
+            return _PRECISION_NAMES.get(value)
         return None
 
     def __repr__(self) -> str:
@@ -80,7 +83,7 @@ def _one_precision(p: Any, fn: str) -> Precision:
     if isinstance(p, Precision):
         return p
     if isinstance(p, str):
-        level = _PRECISION_NAMES.get(p.lower())
+        level = _PRECISION_NAMES.get(p)  # case matters, as in JAX
         if level is not None:
             return level
     raise ValueError(
@@ -107,8 +110,7 @@ def canonicalize_precision(precision: Any, fn: str = "dot_general") -> Any:
                 f"{fn}: precision given as a sequence must have 2 entries (one per operand), "
                 f"got {precision!r}."
             )
-        if all(p is None for p in precision):
-            return None
+        # Each entry must be a level (JAX refuses None in a pair, even (None, None)).
         return tuple(_one_precision(p, fn) for p in precision)
     p = _one_precision(precision, fn)
     return (p, p)
