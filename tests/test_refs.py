@@ -203,6 +203,18 @@ def test_jit_cache_tells_refs_from_arrays():
     np.testing.assert_array_equal(f(refs.new_ref(jnp.full(2, 3.0))), [6.0, 6.0])
 
 
+def test_unsafe_buffer_pointer_stays_through_writes():
+    # JAX's refs keep their buffer across eager writes and a jit's writes (docs/201/jit.md).
+    r = refs.new_ref(jnp.arange(3.0))
+    p = r.unsafe_buffer_pointer()
+    assert isinstance(p, int) and p != 0
+    r[1] = 5.0
+    spmd.jit(lambda r: r.__setitem__(..., jnp.sin(r[...])))(r)
+    assert r.unsafe_buffer_pointer() == p
+    np.testing.assert_allclose(r[...], np.sin([0.0, 5.0, 2.0]), rtol=1e-6)
+    assert refs.new_ref(jnp.arange(3.0)).unsafe_buffer_pointer() != p  # a buffer of its own
+
+
 def test_docstring_examples():
     import doctest
 

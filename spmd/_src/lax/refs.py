@@ -128,6 +128,11 @@ class Ref:
             raise TypeError("len() of unsized object")
         return self._buf.shape[0]
 
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the ref's buffer: writes (also a jit's through the ref) go into this
+        buffer, so the address stays the same for the ref's life."""
+        return self._buf.__array_interface__["data"][0]
+
     def __getitem__(self, idx: Any) -> Any:
         return ref_get(self, idx)
 
