@@ -176,6 +176,34 @@ def test_dicts_flatten_and_rebuild_in_sorted_key_order():
     assert list(tu.tree_map(lambda x: x, od)) == ["b", "a"]
 
 
+@pytest.mark.parametrize(
+    "flatten",
+    [tu.tree_leaves, tu.tree_flatten, tu.tree_structure, tu.tree_flatten_with_path,
+     functools.partial(tu.tree_map, lambda x: x + 1)],
+)  # fmt: skip
+def test_dict_keys_that_do_not_sort_are_refused(flatten):
+    # JAX sorts a dict's keys to order its leaves; keys that do not compare are an error (optree
+    # alone would order them by type name), at any depth.
+    with pytest.raises(ValueError, match=r"sorting pytree dictionary keys: the keys \[1, 'y'\] "
+                                         r"of a dict of 2 entries do not sort"):  # fmt: skip
+        flatten({1: 7, "y": 42})
+    with pytest.raises(ValueError, match=r"the keys \[2, 'a'\]"):
+        flatten([0, {"k": {2: 1, "a": 2}}])
+    with pytest.raises(TypeError, match=r"keys \[2, 'a'\] of a defaultdict"):
+        flatten(collections.defaultdict(int, {2: 1, "a": 2}))
+    # Keys that sort, and an OrderedDict's (kept in insertion order), are fine.
+    assert tu.tree_leaves({2: "a", 1: "b", 1.5: "c"}) == ["b", "c", "a"]
+    assert tu.tree_leaves(collections.OrderedDict({2: 1, "a": 2})) == [1, 2]
+    flatten(collections.OrderedDict({2: 1, "a": 2}))
+
+
+def test_dict_keys_are_checked_under_jit_too():
+    import spmd
+
+    with pytest.raises(ValueError, match="sorting pytree dictionary keys"):
+        spmd.jit(lambda d: d)({1: 7.0, "y": 42.0})
+
+
 def test_structure_equality_and_hash():
     assert tu.tree_structure((1, 2)) == tu.tree_structure((3, 4))
     assert hash(tu.tree_structure((1, 2))) == hash(tu.tree_structure((3, 4)))

@@ -306,6 +306,42 @@ _PLACEHOLDER = _Placeholder()
 # Flattening
 
 
+@functools.lru_cache(maxsize=4096)
+def _keys_sort(spec: optree.PyTreeSpec) -> optree.PyTreeSpec:
+    """``spec`` once every dict and defaultdict in it has keys that sort, as JAX requires.
+
+    optree falls back to ordering keys of types that do not compare (``{1: a, "y": b}``) by
+    type name or insertion order; JAX refuses them, since the leaf order would then depend on
+    more than the set of keys. Cached by structure: a jit's arguments reflatten every call.
+    """
+    for node in _spec_nodes(spec):
+        if node[0] in (_K_DICT, _K_DEFAULTDICT):
+            keys = _dict_keys_of(node[0], node[2])
+            try:
+                sorted(keys)
+            except TypeError as e:
+                # JAX's classes: ValueError for a dict, Python's TypeError for a defaultdict.
+                kind = "dict" if node[0] == _K_DICT else "defaultdict"
+                raise (ValueError if node[0] == _K_DICT else TypeError)(
+                    "Comparator raised exception while sorting pytree dictionary keys: the keys "
+                    f"{keys} of a {kind} of {len(keys)} entries do not sort ({e})."
+                ) from None
+    return spec
+
+
+def _check_keys(spec: optree.PyTreeSpec) -> None:
+    try:
+        _keys_sort(spec)
+    except TypeError:  # a custom node's unhashable metadata (or a defaultdict's unsortable
+        _keys_sort.__wrapped__(spec)  # keys, which this raises again): check uncached
+
+
+def _flatten(tree: Any, is_leaf) -> tuple[list[Any], optree.PyTreeSpec]:
+    leaves, spec = optree.tree_flatten(tree, is_leaf, **_OPTS)
+    _check_keys(spec)
+    return leaves, spec
+
+
 def tree_flatten(
     tree: Any, is_leaf: Callable[[Any], bool] | None = None
 ) -> tuple[list[Any], PyTreeDef]:
@@ -314,7 +350,7 @@ def tree_flatten(
     >>> tree_flatten([1, (2, None), {"b": 3, "a": 4}])
     ([1, 2, 4, 3], PyTreeDef([*, (*, None), {'a': *, 'b': *}]))
     """
-    leaves, spec = optree.tree_flatten(tree, is_leaf, **_OPTS)
+    leaves, spec = _flatten(tree, is_leaf)
     return leaves, PyTreeDef(spec)
 
 
@@ -334,7 +370,7 @@ def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list
     >>> tree_leaves({"b": (1, None), "a": 2})
     [2, 1]
     """
-    return optree.tree_leaves(tree, is_leaf, **_OPTS)
+    return _flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
@@ -343,7 +379,7 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
     >>> tree_structure((1, {"a": 2}))
     PyTreeDef((*, {'a': *}))
     """
-    return PyTreeDef(optree.tree_structure(tree, is_leaf, **_OPTS))
+    return PyTreeDef(_flatten(tree, is_leaf)[1])
 
 
 def tree_map(
@@ -360,7 +396,7 @@ def tree_map(
     >>> tree_map(lambda x, y: x + y, (1, {"a": 2}), (10, {"a": 20}))
     (11, {'a': 22})
     """
-    leaves, spec = optree.tree_flatten(tree, is_leaf, **_OPTS)
+    leaves, spec = _flatten(tree, is_leaf)
     treedef = PyTreeDef(spec)
     if not rest:
         return treedef.unflatten([f(x) for x in leaves])
@@ -383,6 +419,7 @@ def _flatten_up_to(spec, tree, other, is_leaf, who: str, i: int) -> list[Any]:
 
 def _flatten_with_keys(tree: Any, is_leaf) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
     accessors, leaves, spec = optree.tree_flatten_with_accessor(tree, is_leaf, **_OPTS)
+    _check_keys(spec)
     paths = [tuple(_entry_to_key(e) for e in acc) for acc in accessors]
     return list(zip(paths, leaves)), PyTreeDef(spec)
 
