@@ -232,3 +232,38 @@ def test_deleted_array_keeps_its_type_and_refuses_its_values():
     with pytest.raises(JaxRuntimeError, match="deleted or donated buffer"):
         w.block_until_ready()
     assert not jnp.arange(3.0).is_deleted()
+
+
+def _sharded(spec):
+    mesh = spmd.make_mesh((4, 2), ("a", "b"))
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    return spmd.device_put(x, spmd.sharding.NamedSharding(mesh, spec))
+
+
+def test_on_device_size_counts_every_devices_shard():
+    # JAX 0.10.2's numbers: 8 devices x (2x2, 2x4, 8x4) float32 shards; a scalar is 4 bytes.
+    P = spmd.sharding.PartitionSpec
+    assert _sharded(P("a", "b")).on_device_size_in_bytes() == 128
+    assert _sharded(P("a")).on_device_size_in_bytes() == 256
+    assert _sharded(P()).on_device_size_in_bytes() == 1024
+    assert jnp.arange(3).on_device_size_in_bytes() == 12
+    assert jnp.float32(2).on_device_size_in_bytes() == 4
+
+
+def test_dlpack_and_buffer_pointer_of_one_device_arrays():
+    a = jnp.arange(4.0)
+    b = np.from_dlpack(a)
+    assert b.tolist() == [0.0, 1.0, 2.0, 3.0] and b.dtype == np.float32
+    assert a.__dlpack_device__() == (1, 0)  # (kDLCPU, 0), as JAX's CPU arrays
+    assert a.unsafe_buffer_pointer() == b.__array_interface__["data"][0]  # shared, not copied
+    assert spmd.dlpack.from_dlpack(a).tolist() == b.tolist()
+
+
+def test_dlpack_and_buffer_pointer_refuse_sharded_arrays():
+    x = _sharded(spmd.sharding.PartitionSpec("a"))
+    with pytest.raises(BufferError, match="singular device.*over 8 devices"):
+        np.from_dlpack(x)
+    with pytest.raises(BufferError, match="unsharded"):
+        x.__dlpack_device__()
+    with pytest.raises(spmd.errors.JaxRuntimeError, match="UnsafeBufferPointer.*8 devices"):
+        x.unsafe_buffer_pointer()

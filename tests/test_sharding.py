@@ -270,3 +270,29 @@ def test_set_mesh_context():
         x = spmd.device_put(jnp.zeros((4, 8)), P("x"))
     assert x.sharding == NamedSharding(m, P("x"))
     assert spmd.sharding.get_mesh() is None
+
+
+def test_is_equivalent_to_as_jax():
+    # Each case's answer is JAX 0.10.2's (both directions agree).
+    P, NS = spmd.sharding.PartitionSpec, spmd.sharding.NamedSharding
+    mesh = spmd.make_mesh((4, 2), ("a", "b"))
+    flat, other, one = (spmd.make_mesh((8,), ("z",)), spmd.make_mesh((2, 4), ("a", "b")),
+                        spmd.make_mesh((1,), ("q",)))  # fmt: skip
+    single = spmd.sharding.SingleDeviceSharding
+    d0 = spmd.devices()[0]
+    cases = [
+        (NS(mesh, P("a", "b")), NS(mesh, P("a", "b", None)), 2, True),
+        (NS(mesh, P("a", "b")), NS(mesh, P("a")), 2, False),
+        (single(d0), NS(one, P()), 2, True),
+        (NS(mesh, P(("a", "b"))), NS(flat, P("z")), 1, True),
+        (NS(mesh, P(("b", "a"))), NS(flat, P("z")), 1, False),
+        (NS(mesh, P()), NS(flat, P()), 1, True),
+        (NS(mesh, P()), NS(mesh, P(), memory_kind="pinned_host"), 1, False),
+        (NS(mesh, P("a")), NS(other, P("a")), 1, False),
+        (NS(one, P("q")), single(d0), 1, True),
+        (single(d0), single(spmd.devices()[1]), 1, False),
+    ]
+    for a, b, ndim, want in cases:
+        assert a.is_equivalent_to(b, ndim) is want and b.is_equivalent_to(a, ndim) is want
+    with pytest.raises(TypeError, match="is_equivalent_to: other must be a Sharding"):
+        NS(mesh, P()).is_equivalent_to(P(), 1)

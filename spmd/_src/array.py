@@ -161,6 +161,50 @@ class Array:
     def copy_to_host_async(self) -> None:
         pass
 
+    def on_device_size_in_bytes(self) -> int:
+        """Bytes held on all devices together: every device's shard, replicas included (a
+        replicated array counts once per device)."""
+        s = self.sharding
+        return s.num_devices * int(np.prod(s.shard_shape(self.shape))) * self.itemsize
+
+    def _single_buffer(self, what: str) -> np.ndarray:
+        v = self._value
+        if type(v) is Deleted:
+            v.fail()
+        if self.sharding.num_devices != 1:
+            from spmd._src.errors import JaxRuntimeError
+
+            raise JaxRuntimeError(
+                f"INVALID_ARGUMENT: {what} is supported only for unsharded arrays; this array's "
+                f"sharding {self.sharding} spans {self.sharding.num_devices} devices."
+            )
+        return v
+
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the array's buffer (arrays on one device only)."""
+        return self._single_buffer("UnsafeBufferPointer()").__array_interface__["data"][0]
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        # The buffer is shared read-only (NumPy exports a read-only array's capsule as such).
+        if self.sharding.num_devices != 1:
+            raise BufferError(
+                "to_dlpack can only pack a dlpack tensor from an array on a singular device, "
+                f"but an array with a Sharding over {self.sharding.num_devices} devices was "
+                "provided."
+            )
+        v = self._single_buffer("__dlpack__")
+        kwargs = {} if max_version is None else {"max_version": max_version}
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        return v.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        if self.sharding.num_devices != 1:
+            raise BufferError("__dlpack__ only supported for unsharded arrays.")
+        return self._value.__dlpack_device__()
+
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")

@@ -168,6 +168,31 @@ class Sharding:
     def _device_list(self) -> list:
         raise NotImplementedError
 
+    def is_equivalent_to(self, other: Sharding, ndim: int) -> bool:
+        """Whether ``self`` and ``other`` lay out an array of rank ``ndim`` the same way: the
+        same devices in the same order, the same memory kind, and each device holding the same
+        part (``P('x')`` and ``P('x', None)``, or a one-device mesh and that device, agree)."""
+        if not isinstance(other, Sharding):
+            raise TypeError(
+                f"is_equivalent_to: other must be a Sharding, got {type(other).__name__}"
+            )
+        if self._device_list() != other._device_list() or self.memory_kind != other.memory_kind:
+            return False
+        # Dimensions the device count divides, however the devices split them; slices compared
+        # as the ranges they select (a split into one piece is the whole dimension).
+        shape = (self.num_devices,) * ndim
+
+        def layout(s: Sharding) -> dict:
+            return {
+                d: tuple(i.indices(n) for i, n in zip(idx, shape))
+                for d, idx in s._trimmed().devices_indices_map(shape).items()
+            }
+
+        return layout(self) == layout(other)
+
+    def _trimmed(self) -> Sharding:
+        return self
+
     def devices_indices_map(self, global_shape: Sequence[int]) -> dict:
         raise NotImplementedError
 
@@ -245,6 +270,13 @@ class NamedSharding(Sharding):
 
     def with_spec(self, spec: Any) -> NamedSharding:
         return NamedSharding(self.mesh, spec, memory_kind=self.memory_kind)
+
+    def _trimmed(self) -> NamedSharding:
+        # Trailing None entries place nothing (P('x', None) on a vector is P('x')).
+        parts = list(self.spec)
+        while parts and parts[-1] is None:
+            parts.pop()
+        return self if len(parts) == len(self.spec) else self.with_spec(P(*parts))
 
     def shard_shape(self, global_shape: Sequence[int]) -> tuple:
         """The shape of each device's shard (ValueError if a dimension does not divide, unless
