@@ -612,6 +612,10 @@ CONV_ERRORS = [
         "6 is not a multiple of 4",
     ),
     (dict(preferred_element_type=ml_dtypes.bfloat16), TypeError, "must not be narrower"),
+    # jax: ValueError (XLA's verifier: "expects window to have positive stride"), with 'SAME'
+    # padding too, whose pads divide by the strides
+    (dict(strides=(0,)), ValueError, r"window_strides must be positive, got \(0,\)"),
+    (dict(strides=(0,), padding="VALID"), ValueError, "window_strides must be positive"),
 ]
 
 

@@ -177,6 +177,10 @@ def conv_general_dilated(
                 "String padding is not implemented for transposed convolution using this op. "
                 "Please either exactly specify the required padding or use conv_transpose."
             )
+        if any(s <= 0 for s in window_strides):  # checked here too: the pads divide by them
+            raise ValueError(
+                f"conv_general_dilated window_strides must be positive, got {window_strides}."
+            )
         in_sp = [lhs_shape[d] for d in dnums.lhs_spec[2:]]
         k_sp = [_dilate(rhs_shape[d], r) for d, r in zip(dnums.rhs_spec[2:], rhs_dilation)]
         padding = padtype_to_pads(in_sp, k_sp, window_strides, padding)
