@@ -2,7 +2,11 @@
 
 ``program(jax, rec)`` runs the cells in order with ``jax`` being JAX or spmd and records what
 each prints: the dimension numbers' text, the output shapes, and the convolutions' outputs
-(the arrays the page plots).
+(the arrays the page plots). Beyond the cells, the program checks the page's claims that have
+no cell of their own, each marked "claim": the backward pass of a strided convolution is the
+transposed convolution; lax.conv and lax.conv_with_general_padding take NCHW images and OIHW
+kernels; jnp.convolve / correlate and jax.scipy.signal's convolutions work as NumPy's and
+SciPy's.
 
 Left out or shrunk: the plots (the plotted arrays, an output's channel 0, are recorded
 instead); the 2D image is 32x30 rather than 200x198 with 4-pixel squares rather than 10-pixel
@@ -66,6 +70,40 @@ def program(jax, rec) -> None:
     manual = lax.conv_general_dilated(img, kernel_rot, (1, 1), ((2, 1), (2, 1)), (2, 2),
                                       (1, 1), dn)  # fmt: skip
     rec("transpose.allclose", jnp.allclose(out, manual))
+    # claim: a transposed convolution is what the backward pass of a strided one computes.
+    strided = lambda x: lax.conv_general_dilated(x, kernel, (2, 2), "SAME", (1, 1), (1, 1), dn)  # noqa: E731
+    # (small integers: the sums are exact in any order)
+    ct = (jnp.arange(16 * 15 * 3) % 7).astype(jnp.float32).reshape(1, 16, 15, 3)
+    back = jax.vjp(strided, img)[1](ct)[0]
+    rec("claim.backward", back[0, :, :, 0])
+    forward = lax.conv_transpose(ct, kernel, (2, 2), "SAME", dimension_numbers=dn,
+                                 transpose_kernel=True)  # fmt: skip
+    rec("claim.backward.allclose", jnp.allclose(back, forward))
+
+    # claim (the note): lax.conv and lax.conv_with_general_padding take NCHW images and OIHW
+    # kernels, as conv_general_dilated with those layouts.
+    img_nchw, kernel_oihw = img.transpose(0, 3, 1, 2), kernel.transpose(3, 2, 0, 1)
+    nchw = ("NCHW", "OIHW", "NCHW")
+    conv = lax.conv(img_nchw, kernel_oihw, (2, 2), "SAME")
+    rec("claim.conv", conv[0, 0])
+    general = lax.conv_general_dilated(img_nchw, kernel_oihw, (2, 2), "SAME",
+                                       dimension_numbers=nchw)  # fmt: skip
+    rec("claim.conv.same_as_general", jnp.array_equal(conv, general))
+    padded = lax.conv_with_general_padding(img_nchw, kernel_oihw, (1, 2), ((2, 1), (0, 3)),
+                                           (1, 1), (2, 1))  # fmt: skip
+    rec("claim.conv_with_general_padding", padded[0, 0])
+
+    # claim (the introduction): the NumPy- and SciPy-style interfaces.
+    signal = importlib.import_module(jax.__name__ + ".scipy.signal")
+    a1, v1 = jnp.array([1.0, 2.0, -1.0, 0.5, 3.0]), jnp.array([0.5, -1.0, 2.0])
+    rec("claim.np.convolve", [jnp.convolve(a1, v1, mode=m) for m in ("full", "same", "valid")])
+    rec("claim.np.correlate", [jnp.correlate(a1, v1, mode=m) for m in ("full", "same", "valid")])
+    a2 = img[0, 2:9, 2:8, 0] - img[0, 2:9, 3:9, 1]
+    k2 = kernel[:2, :, 0, 0]
+    rec("claim.signal.convolve", signal.convolve(a2, k2, mode="same"))
+    rec("claim.signal.correlate", signal.correlate(a2, k2, mode="valid"))
+    rec("claim.signal.convolve2d", signal.convolve2d(a2, k2))
+    rec("claim.signal.correlate2d", signal.correlate2d(a2, k2, mode="same"))
 
     # -- 1D convolutions
     # 1D kernel - WIO layout
