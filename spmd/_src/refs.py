@@ -28,6 +28,7 @@ from spmd._src.lax.refs import (
     empty_ref,
     free_ref,
     freeze,
+    freeze_p,
     is_ref,
     new_ref,
     ref_addupdate,
@@ -104,11 +105,48 @@ def check_results(
         )
 
 
+def check_not_closed_over(
+    leaves: Sequence[Any], closed: Sequence[Any], paths: Callable[[], Sequence[str]],
+    fun_name: str, traced_for: str,
+) -> None:  # fmt: skip
+    """ValueError if a ref among ``leaves`` (a call's flat arguments) is also among ``closed``
+    (the refs its program closes over): the program would see two refs where there is one
+    buffer, as with one ref passed twice."""
+    ids = {id(c) for c in closed}
+    for i, x in enumerate(leaves):
+        if type(x) is Ref and id(x) in ids:
+            raise ValueError(
+                f"when tracing {fun_name} for {traced_for}, a mutable array reference of type "
+                f"{x.aval.str_short(False)} was both closed over and passed as the argument "
+                f"{paths()[i]}"
+            )
+
+
+def check_freezes(jaxpr: core.Jaxpr, fun_name: str, traced_for: str) -> None:
+    """ValueError if ``jaxpr`` (or a loop's or branch's body in it) freezes a ref that it did
+    not create: one passed in or closed over. A ref is frozen in the scope that made it, where
+    nothing can still write into it after."""
+    outer = {*jaxpr.invars, *jaxpr.constvars}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is freeze_p and eqn.invars[0] in outer:
+            aval = eqn.invars[0].aval
+            raise ValueError(
+                f"{traced_for}({fun_name}): freeze of a mutable array reference of type "
+                f"{aval.str_short(False)} that was created outside the function or body that "
+                "freezes it (passed in or closed over); a ref can be frozen only in the scope "
+                "that created it: read it with r[...] instead"
+            )
+        for sub in core._jaxprs_in_params(eqn.params):
+            check_freezes(sub, fun_name, traced_for)
+
+
 __all__ = [
     "AbstractRef",
     "Ref",
     "addupdate",
     "check_distinct_refs",
+    "check_freezes",
+    "check_not_closed_over",
     "check_results",
     "empty_ref",
     "free_ref",
