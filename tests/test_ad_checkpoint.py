@@ -205,6 +205,44 @@ def test_checkpoint_traces_once_per_argument_types():
         _scale = 2.0
 
 
+def test_saved_values_keep_their_locations_after_grad_traced_the_checkpoint():
+    # grad traces (and caches) the checkpointed body without locations; the residual report
+    # made afterwards still names where the saved value was made, as JAX's.
+    pol = cp.save_and_offload_only_these_names(
+        names_which_can_be_saved=["y"],
+        names_which_can_be_offloaded=["z"],
+        offload_src="device",
+        offload_dst="pinned_host",
+    )
+
+    def f(x):
+        y = checkpoint_name(jnp.sin(x), "y")
+        z = checkpoint_name(jnp.sin(y), "z")
+        return jnp.sum(jnp.sin(z))
+
+    fc = spmd.checkpoint(f, policy=pol)
+    spmd.grad(fc)(jnp.arange(4.0))
+    assert printed(fc, jnp.arange(4.0)).splitlines() == [
+        "f32[4] from the argument x",
+        f"f32[4] named 'y' from {HERE}:{line_of(f, 1)}:12 (test_saved_values_keep_their_"
+        "locations_after_grad_traced_the_checkpoint.<locals>.f)",
+        "f32<host>[4] output of device_put from ",
+    ]
+
+
+def test_arguments_of_star_args_and_star_star_kwargs_are_named_by_them():
+    # JAX's names: rest[i] counts from the first argument *rest takes; kw['k'] for **kw.
+    def f(x, *rest, **kw):
+        return jnp.sin(x) * rest[0] * rest[1]["a"] * kw["k"]
+
+    found = [src for _, src in saved_residuals(f, 1.0, 2.0, {"a": 3.0}, k=4.0)]
+    assert [s for s in found if s.startswith("from the argument")] == [
+        "from the argument rest[0]",
+        "from the argument rest[1]['a']",
+        "from the argument kw['k']",
+    ]
+
+
 def _scanned(w, x):
     return spmd.lax.scan(lambda c, wi: (jnp.sin(wi @ c), None), x, w)[0].sum()
 

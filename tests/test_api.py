@@ -202,6 +202,18 @@ def test_error_tracer_in_if_names_the_argument():
     assert isinstance(e.value, ConcretizationTypeError) and isinstance(e.value, TypeError)
 
 
+def test_error_tracer_in_if_names_star_args_as_jax_does():
+    def f(x, *rest, **kw):
+        if rest[0] > 0 and kw["k"] > 0:
+            return x
+        return -x
+
+    with pytest.raises(TracerBoolConversionError, match=r"argument rest\[0\]\."):
+        spmd.jit(f)(1.0, 2.0, k=3.0)
+    with pytest.raises(TracerBoolConversionError, match=r"argument kw\['k'\]\."):
+        spmd.jit(f, static_argnums=1)(1.0, 2.0, k=3.0)
+
+
 def test_error_tracer_in_if_names_pytree_path():
     def f(d):
         return d["a"] if d["b"] > 0 else d["a"]

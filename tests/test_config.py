@@ -226,6 +226,7 @@ def test_context_managers_of_refused_options():
         ("jax_persistent_cache_min_compile_time_secs", 0),
         ("jax_traceback_filtering", "off"),
         ("jax_softmax_custom_jvp", True),
+        ("jax_remat3", True),
         ("jax_cpu_collectives_implementation", "mpi"),
         ("jax_platform_name", "cpu"),
     ],

@@ -23,6 +23,9 @@ def test_shaped_array_basics():
     assert hash(a) == hash(ShapedArray([8, 3], "float32"))
     assert ShapedArray((), np.bool_).str_short() == "bool[]"
     assert ShapedArray((2,), spmd.numpy.bfloat16).str_short() == "bf16[2]"
+    # str() is JAX's text of a type: the dtype's full name, ~ marking a weak type.
+    assert str(a) == "float32[8,3]"
+    assert str(ShapedArray((), np.float32, weak_type=True)) == "~float32[]"
 
 
 def test_get_aval_of_python_scalars_is_weak():

@@ -91,7 +91,7 @@ def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[core.S
     with source_info.recording():
         closed = make_jaxpr(residuals)(*args, **kwargs)
     jaxpr = closed.jaxpr
-    names = _leaf_paths(args, kwargs, _positional_names(f)[0])
+    names = _leaf_paths(args, kwargs, *_positional_names(f))
     outs = jaxpr.outvars
     res_ids = {id(v) for v in outs if type(v) is not Literal}
     found: list[tuple[core.ShapedArray, str]] = []

@@ -88,16 +88,26 @@ def _abstractify(x: Any, path: str, fun_name: str) -> ShapedArray:
     )
 
 
-def _leaf_paths(args: tuple, kwargs: dict, arg_names: Sequence[str]) -> list[str]:
-    """Readable names of the flattened leaves of (args, kwargs): ``x``, ``y['w']``, ..."""
+def _leaf_paths(
+    args: tuple, kwargs: dict, arg_names: Sequence[str], sig: inspect.Signature | None = None
+) -> list[str]:
+    """Readable names of the flattened leaves of (args, kwargs): ``x``, ``y['w']``, ...; with
+    the function's signature, as JAX names them, the arguments ``*rest`` and ``**kw`` take
+    are ``rest[0]`` and ``kw['k']``."""
+    params = sig.parameters.values() if sig is not None else ()
+    varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+    varkw = next((p.name for p in params if p.kind == p.VAR_KEYWORD), None)
+    named = {p.name for p in params}
     paths = []
     for i, a in enumerate(args):
-        base = arg_names[i] if i < len(arg_names) else f"args[{i}]"
+        n = len(arg_names)
+        base = arg_names[i] if i < n else f"{varargs}[{i - n}]" if varargs else f"args[{i}]"
         for p, _ in tu.tree_flatten_with_path(a)[0]:
             paths.append(base + tu.keystr(p))
     for k in sorted(kwargs):
+        base = f"{varkw}[{k!r}]" if varkw and k not in named else k
         for p, _ in tu.tree_flatten_with_path(kwargs[k])[0]:
-            paths.append(k + tu.keystr(p))
+            paths.append(base + tu.keystr(p))
     return paths
 
 
@@ -284,6 +294,7 @@ class JitWrapped:
                 if i < len(pos_names):
                     names.add(pos_names[i])
         self._pos_names = pos_names
+        self._sig = sig
         self._static_argnums = tuple(sorted(nums))
         self._static_argnames = frozenset(names)
         self._donate_argnums = _ensure_tuple(donate_argnums)
@@ -354,12 +365,12 @@ class JitWrapped:
         if any(type(x) is Ref for x in leaves):
             _refs.check_distinct_refs(
                 leaves,
-                lambda: _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names()),
+                lambda: _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names(), self._sig),
                 self.__name__,
                 "jit",
             )
         if sig is None:
-            paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names())
+            paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names(), self._sig)
             for x, p in zip(leaves, paths):
                 _abstractify(x, p, f"jit({self.__name__})")
         # The axis environment is part of the key: a body that uses a named axis (inside pmap,
@@ -375,7 +386,7 @@ class JitWrapped:
         return entry, leaves
 
     def _trace(self, args, kwargs, dyn_args, dyn_kwargs, leaves, treedef) -> _CacheEntry:
-        paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names())
+        paths = _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names(), self._sig)
         in_avals = [_abstractify(x, p, f"jit({self.__name__})") for x, p in zip(leaves, paths)]
         if compile_log.any_enabled():
             compile_log.on_trace(
@@ -560,7 +571,7 @@ class JitWrapped:
     # -- placements (in_shardings, out_shardings, argument devices) -------------------------
     def _arg_paths(self, entry) -> list[str]:
         a, kw = tu.tree_unflatten(entry.in_tree, [0] * entry.in_tree.num_leaves)
-        return _leaf_paths(a, kw, self._dyn_names())
+        return _leaf_paths(a, kw, self._dyn_names(), self._sig)
 
     def _out_paths(self, entry) -> list[str]:
         n = entry.out_tree.num_leaves

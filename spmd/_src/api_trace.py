@@ -46,9 +46,9 @@ def make_jaxpr(
         nums = {i % n if n else i for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in nums]
         leaves, treedef = tu.tree_flatten((tuple(dyn), kwargs))
-        pos_names, _ = _positional_names(fun)
+        pos_names, sig = _positional_names(fun)
         names = [nm for i, nm in enumerate(pos_names) if i not in nums]
-        paths = _leaf_paths(tuple(dyn), kwargs, names)
+        paths = _leaf_paths(tuple(dyn), kwargs, names, sig)
         _refs.check_distinct_refs(leaves, lambda: paths, _fun_name(fun), "make_jaxpr")
         avals = [_abstractify(x, p, f"make_jaxpr({_fun_name(fun)})") for x, p in zip(leaves, paths)]
         out_tree_box = []
@@ -89,8 +89,8 @@ def eval_shape(fun: Callable, *args, **kwargs):
     """
     args, kwargs = key_arrays.abstract_keys_in((args, kwargs), ShapeDtypeStruct)
     leaves, treedef = tu.tree_flatten((args, kwargs))
-    pos_names, _ = _positional_names(fun)
-    paths = _leaf_paths(args, kwargs, pos_names)
+    pos_names, sig = _positional_names(fun)
+    paths = _leaf_paths(args, kwargs, pos_names, sig)
     avals = [_abstractify(x, p, f"eval_shape({_fun_name(fun)})") for x, p in zip(leaves, paths)]
     box = []
 

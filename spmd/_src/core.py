@@ -181,7 +181,9 @@ class ShapedArray:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short(False)}{weak})"
 
-    __str__ = str_short
+    def __str__(self) -> str:
+        # JAX's text of a type: the dtype's full name, and ~ for a weak one (~float32[]).
+        return ("~" if self.weak_type else "") + self.str_short(False)
 
 
 def raise_to_shaped(aval: ShapedArray) -> ShapedArray:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from spmd._src import core, dispatch, dtypes
+from spmd._src import core, dispatch, dtypes, source_info
 from spmd._src import tree_util as tu
 from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from spmd._src.custom_derivatives.common import (
@@ -270,7 +270,10 @@ def checkpoint(
             jaxpr, consts, out_tree = hit
             out_box.append(out_tree)
         else:
-            jaxpr, consts = _trace_closed(flat_fun, in_avals, name, leaves)
+            # With locations (as JAX's traces always have them): the trace is cached, and a
+            # print_saved_residuals after a grad shows where its saved values were made.
+            with source_info.recording():
+                jaxpr, consts = _trace_closed(flat_fun, in_avals, name, leaves)
             if key is not None and not any(isinstance(c, core.Tracer) for c in consts):
                 _remember(fun, key, (jaxpr, consts, out_box[0]))
         outs = remat_p.bind(
