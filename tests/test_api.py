@@ -108,7 +108,7 @@ def test_lower_and_compile():
     compiled = lowered.compile()
     np.testing.assert_array_equal(np.asarray(compiled(arr(2))), np.asarray(f(arr(2))))
     assert "def _program" in compiled.as_text()
-    with pytest.raises(TypeError, match="compiled for"):
+    with pytest.raises(TypeError, match=r"compiled with float32\[2\] and called with float32\[3\]"):
         compiled(arr(3))
     assert f.trace(arr(2)).jaxpr.out_avals[0].str_short() == "f32[2]"
 

@@ -728,7 +728,7 @@ class JitWrapped:
 
     def trace(self, *args, **kwargs) -> Traced:
         entry, leaves = self._get_entry(args, kwargs)
-        return Traced(self, entry, leaves)
+        return Traced(self, entry, leaves, (args, kwargs))
 
     def lower(self, *args, **kwargs) -> Lowered:
         return self.trace(*args, **kwargs).lower()

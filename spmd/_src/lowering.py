@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dispatch, memory_spaces
+from spmd._src import compiled_call, core, dispatch, memory_spaces
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr, PPContext, ShapedArray
@@ -177,18 +177,23 @@ class Partitioned:
 
     def cost_analysis(self) -> dict:
         """Per-device flops and bytes moved, in total and per primitive."""
-        out: dict[str, float] = {"flops": 0.0, "bytes moved": 0.0}
-        sizes = dict(self.mesh.shape)
-        for e in self.body.jaxpr.eqns:
-            flops, moved = _eqn_cost(e, sizes)
-            name = e.primitive.name
-            if flops:
-                out["flops"] += flops
-                out[f"flops {name}"] = out.get(f"flops {name}", 0.0) + flops
-            if moved:
-                out["bytes moved"] += moved
-                out[f"bytes moved {name}"] = out.get(f"bytes moved {name}", 0.0) + moved
-        return out
+        return _cost(self.body.jaxpr.eqns, dict(self.mesh.shape))
+
+
+def _cost(eqns, sizes) -> dict:
+    """Flops and bytes moved of ``eqns`` over a mesh of axis ``sizes``, in total and per
+    primitive."""
+    out: dict[str, float] = {"flops": 0.0, "bytes moved": 0.0}
+    for e in eqns:
+        flops, moved = _eqn_cost(e, sizes)
+        name = e.primitive.name
+        if flops:
+            out["flops"] += flops
+            out[f"flops {name}"] = out.get(f"flops {name}", 0.0) + flops
+        if moved:
+            out["bytes moved"] += moved
+            out[f"bytes moved {name}"] = out.get(f"bytes moved {name}", 0.0) + moved
+    return out
 
 
 def _specs(specs) -> str:
@@ -379,11 +384,16 @@ def _lowered_partition(wrapped, entry, leaves) -> Partitioned | None:
 # Traced / Lowered / Compiled
 
 
-class Traced:
-    """A traced jitted function: ``.jaxpr``, ``.out_info``, ``.lower()``."""
+_DIALECTS = (None, "stablehlo", "hlo")
 
-    def __init__(self, wrapped, entry, leaves) -> None:
+
+class Traced:
+    """A traced jitted function: ``.jaxpr``, ``.out_info``, ``.lower()``. ``traced_with``:
+    the trace's (args, kwargs), whose static arguments the compiled function keeps."""
+
+    def __init__(self, wrapped, entry, leaves, traced_with=((), {})) -> None:
         self._wrapped, self._entry, self._leaves = wrapped, entry, leaves
+        self._traced_with = traced_with
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
@@ -402,22 +412,28 @@ class Traced:
         )
 
     def lower(self) -> Lowered:
-        return Lowered(self._wrapped, self._entry, self._leaves)
+        return Lowered(self._wrapped, self._entry, self._leaves, self._traced_with)
 
 
 class Lowered:
     """A lowered program: ``.as_text()`` shows it (partitioned when arguments are sharded),
     ``.compile()`` gives an executable."""
 
-    def __init__(self, wrapped, entry, leaves=None) -> None:
+    def __init__(self, wrapped, entry, leaves=None, traced_with=((), {})) -> None:
         self._wrapped, self._entry, self._leaves = wrapped, entry, leaves
+        self._traced_with = traced_with
 
     @property
     def partitioned(self) -> Partitioned | None:
         """The partitioned program (None when nothing is sharded)."""
         return _lowered_partition(self._wrapped, self._entry, self._leaves)
 
-    def as_text(self) -> str:
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The program's text: its jaxpr, or the partitioned body when arguments are sharded.
+        spmd has one text, whichever ``dialect`` JAX's names (JAX's are StableHLO and HLO);
+        ``debug_info`` is accepted, as the jaxpr has no source locations to add."""
+        if dialect not in _DIALECTS:
+            raise ValueError(f"Lowered.as_text: unknown dialect: {dialect}")
         try:
             part = self.partitioned
         except NotPartitionable as e:
@@ -434,35 +450,56 @@ class Lowered:
     def out_info(self):
         return Traced(self._wrapped, self._entry, None).out_info
 
-    def compile(self) -> Compiled:
-        return Compiled(self._wrapped, self._entry, self._leaves)
+    def compile(self, compiler_options: dict | None = None, *, device_assignment=None) -> Compiled:
+        """The executable. ``compiler_options`` (XLA flags in JAX) and ``device_assignment``
+        are accepted and have no effect: spmd runs the program in NumPy, with no compiler."""
+        if compiler_options is not None and not hasattr(compiler_options, "items"):
+            # (JAX fails on the missing .items() too: AttributeError.)
+            raise AttributeError(
+                f"Lowered.compile: compiler_options must be a dict of option names to values, "
+                f"got {type(compiler_options).__name__}"
+            )
+        return Compiled(self._wrapped, self._entry, self._leaves, self._traced_with)
 
 
 class Compiled:
-    """An executable for fixed argument types; calling it with other types raises."""
+    """An executable for fixed argument types; calling it with other types raises (see
+    ``compiled_call``). It takes the dynamic arguments only."""
 
-    def __init__(self, wrapped, entry, leaves=None) -> None:
+    def __init__(self, wrapped, entry, leaves=None, traced_with=((), {})) -> None:
         self._wrapped, self._entry, self._leaves = wrapped, entry, leaves
+        self._traced_with = traced_with
 
     def as_text(self) -> str:
         return self._entry.compiled.__spmd_source__
 
     def __call__(self, *args, **kwargs):
-        entry, _ = self._wrapped._get_entry(args, kwargs)
-        if entry is not self._entry:
-            got = [a.str_short() for a in entry.jaxpr.in_avals]
-            want = [a.str_short() for a in self._entry.jaxpr.in_avals]
-            raise TypeError(
-                f"Compiled({self._wrapped.__name__}) was called with argument types {got}, "
-                f"but it was compiled for {want}."
-            )
+        args, kwargs = compiled_call.call_args(
+            self._wrapped, self._entry, self._traced_with, args, kwargs
+        )
         return self._wrapped(*args, **kwargs)
+
+    def _partitioned(self) -> Partitioned | None:
+        return Lowered(self._wrapped, self._entry, self._leaves).partitioned
 
     def cost_analysis(self) -> dict:
         """Per-device ``flops`` and ``bytes moved`` (and per primitive) of the partitioned
-        program; empty when nothing is sharded or the program cannot be partitioned."""
+        program, or the program's flops when nothing is sharded; empty when it cannot be
+        partitioned."""
         try:
-            part = Lowered(self._wrapped, self._entry, self._leaves).partitioned
+            part = self._partitioned()
         except NotPartitionable:
             return {}
-        return part.cost_analysis() if part is not None else {}
+        if part is not None:
+            return part.cost_analysis()
+        return _cost(self._entry.jaxpr.jaxpr.eqns, {})
+
+    def memory_analysis(self) -> compiled_call.CompiledMemoryStats:
+        """Bytes of arguments, results and peak intermediates, per device (of the partitioned
+        program when arguments are sharded)."""
+        try:
+            part = self._partitioned()
+        except NotPartitionable:
+            part = None
+        jaxpr = part.body.jaxpr if part is not None else self._entry.jaxpr.jaxpr
+        return compiled_call.memory_stats(jaxpr)
