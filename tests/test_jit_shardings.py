@@ -335,6 +335,61 @@ def test_error_out_shardings_on_other_devices_than_the_arguments():
     assert not work
 
 
+M4R = spmd.make_mesh((4,), ("x",), axis_types=(AxisType.Auto,), devices=spmd.devices()[:4][::-1])
+
+
+@pytest.mark.parametrize(
+    ("put", "names"),
+    [
+        (lambda a: spmd.device_put(a, NamedSharding(M4B, P("x"))), "device_put inside jit"),
+        (lambda a: lax.with_sharding_constraint(a, NamedSharding(M4B, P())), "sharding_constraint"),
+        (lambda a: spmd.device_put(a, NamedSharding(M4R, P("x"))), "devices [3, 2, 1, 0]"),
+        (lambda a: spmd.device_put(a, NamedSharding(M8, P("x"))), "devices [0, 1, 2, 3, 4, 5, 6"),
+        (  # in a nested program: a scan's body
+            lambda a: lax.scan(
+                lambda c, _: (spmd.device_put(c, NamedSharding(M4B, P("x"))), None), a, length=2
+            )[0],
+            "device_put inside jit",
+        ),
+    ],
+)
+def test_error_placement_inside_jit_on_other_devices_than_the_arguments(put, names):
+    # The placement page (docs/201/placement.md): a compiled program runs on one mesh; a
+    # device_put to another mesh (other devices, or the same in another order) inside jit is
+    # JAX's ValueError, not a transfer.
+    xa = spmd.device_put(jnp.arange(8.0), NamedSharding(M4A, P("x")))
+    f, work = probed(put)
+    with pytest.raises(ValueError) as e:
+        spmd.jit(f)(xa)
+    msg = str(e.value)
+    assert "incompatible devices" in msg and "argument a of <lambda>" in msg and names in msg
+    assert "device ids [0, 1, 2, 3]" in msg and not work
+
+
+def test_placement_inside_jit_on_the_arguments_devices_or_from_uncommitted_ones():
+    xa = spmd.device_put(jnp.arange(8.0), NamedSharding(M4A, P("x")))
+    out = spmd.jit(lambda a: spmd.device_put(a, NamedSharding(M4A, P())))(xa)
+    assert out.sharding == NamedSharding(M4A, P())
+    # Uncommitted arguments follow the placement; a device target inside jit is not checked.
+    out = spmd.jit(lambda a: spmd.device_put(a, NamedSharding(M4B, P("x"))))(np.arange(8.0))
+    assert out.sharding == NamedSharding(M4B, P("x"))
+    np.testing.assert_array_equal(out, np.arange(8.0))
+    spmd.jit(lambda a: spmd.device_put(a, spmd.devices()[5]))(xa)
+
+
+def test_error_two_placements_inside_jit_on_different_meshes():
+    def two(a):
+        return spmd.device_put(a, NamedSharding(M4A, P())), spmd.device_put(
+            a, NamedSharding(M4B, P())
+        )
+
+    with pytest.raises(ValueError, match=r"device_put inside jit with device ids \[0, 1, 2, 3\]"):
+        spmd.jit(two)(np.arange(8.0))
+    one = lambda a: spmd.device_put(a, NamedSharding(M4B, P()))  # noqa: E731
+    with pytest.raises(ValueError, match=r"explicit output sharding \(out_shardings for output\)"):
+        spmd.jit(one, out_shardings=NamedSharding(M4A, P()))(np.arange(8.0))
+
+
 def test_error_out_shardings_tree_mismatch():
     def g(a, b):
         return {"s": a + 1, "t": (b * 2, b * 3)}

@@ -31,6 +31,7 @@ from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
 from spmd._src.interpreters.batching import BatchTracer
 from spmd._src.jit_placement import check_explicit as _check_explicit
+from spmd._src.jit_placement import check_inner_devices as _check_inner_devices
 from spmd._src.jit_placement import fill_unplaced as _fill_unplaced
 from spmd._src.jit_placement import in_typed_memory as _in_typed_memory
 from spmd._src.jit_placement import named_like_first_input as _named_like_first_input
@@ -618,6 +619,11 @@ class JitWrapped:
                 if arg_devices is not None:
                     self._check_out_devices(entry, wanted, arg_devices, in_s)
                 outs = [w if w is not None else o for w, o in zip(wanted, outs)]
+            _check_inner_devices(
+                entry.jaxpr.jaxpr,
+                lambda: self._described_arg(entry, arg_devices),
+                lambda: [(p, w) for p, w in zip(self._out_paths(entry), wanted) if w is not None],
+            )
             outs = _fill_unplaced(outs, in_s, wanted, entry)
             outs = _in_typed_memory(outs, entry.jaxpr.out_avals, wanted, self.__name__)
             outs = _named_like_first_input(
@@ -708,6 +714,13 @@ class JitWrapped:
                     f"and with device ids {list(ids)} ({_placement_name(s)}) on platform CPU."
                 )
         return None if first is None else (first[0], tuple(sorted(first[1])), first[2])
+
+    def _described_arg(self, entry, arg_devices) -> tuple | None:
+        if arg_devices is None:
+            return None
+        j, _, s = arg_devices
+        aval = entry.jaxpr.in_avals[j].str_short()
+        return f"argument {self._arg_paths(entry)[j]} of {self.__name__} with shape {aval} and", s
 
     def _check_out_devices(self, entry, wanted, arg_devices, in_s) -> None:
         j, ids, have = arg_devices

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from spmd._src import core
@@ -14,7 +15,7 @@ from spmd._src.array import Array
 from spmd._src.core import ClosedJaxpr
 from spmd._src.interpreters import sharding_rules
 from spmd._src.lax.sharding import prefix_targets
-from spmd._src.mesh import AxisType
+from spmd._src.mesh import AbstractMesh, AxisType
 from spmd._src.sharding import (
     NamedSharding,
     P,
@@ -27,6 +28,7 @@ from spmd._src.sharding import (
 
 __all__ = [
     "check_explicit",
+    "check_inner_devices",
     "fill_unplaced",
     "in_typed_memory",
     "named_like_first_input",
@@ -74,6 +76,57 @@ def check_explicit(closed: ClosedJaxpr, leaves) -> None:
         isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types for s in shardings
     ):
         sharding_rules.propagate_jaxpr(closed.jaxpr, shardings, effects=False)
+
+
+def _inner_placements(jaxpr: core.Jaxpr) -> list[tuple[str, NamedSharding]]:
+    """The mesh shardings a program's placements name (its nested programs' too), each with
+    the name JAX's errors give it: ``device_put`` (a traced device_put is a constraint with no
+    ``context_mesh``, or a device_put equation) or ``sharding_constraint``. Bare devices and
+    one-device shardings are left out: JAX ignores a device target inside jit."""
+    out = []
+    for eqn in jaxpr.eqns:
+        name, targets = eqn.primitive.name, ()
+        if name == "sharding_constraint":
+            targets = (eqn.params["sharding"],)
+            if eqn.params.get("context_mesh") is None:
+                name = "device_put"
+        elif name == "device_put":
+            targets = eqn.params["devices"]
+        out += [
+            (name, t)
+            for t in targets
+            if isinstance(t, NamedSharding) and not isinstance(t.mesh, AbstractMesh)
+        ]
+        for sub in core._jaxprs_in_params(eqn.params):
+            out += _inner_placements(sub)
+    return out
+
+
+def check_inner_devices(jaxpr: core.Jaxpr, first: Callable, wanted: Callable) -> None:
+    """A compiled program runs on one set of devices: a device_put or sharding constraint
+    inside jit naming a mesh over other devices (or the same in another order) than the
+    committed arguments', than another such placement or than an out_shardings entry is a
+    ValueError, as in JAX (moving data to another mesh is done outside jit). ``first()``: the
+    first committed argument as (description, sharding), or None; ``wanted()``: the
+    out_shardings entries as (output path, sharding). Called only when they are needed."""
+    inner = _inner_placements(jaxpr)
+    if not inner:
+        return
+    arg = first()
+    placed = [] if arg is None else [arg]
+    placed += [(f"explicit output sharding (out_shardings for {p})", w) for p, w in wanted()]
+    placed += [(f"{name} inside jit", s) for name, s in inner]
+    what, have = placed[0]
+    ids = [d.id for d in have._device_list()]
+    for other, s in placed[1:]:
+        oids = [d.id for d in s._device_list()]
+        if oids != ids:
+            raise ValueError(
+                f"Received incompatible devices for jitted computation. Got {what} with device "
+                f"ids {ids} ({placement_name(have)}) on platform CPU and {other} with device "
+                f"ids {oids} ({placement_name(s)}) on platform CPU. A jitted computation runs "
+                "on one mesh: move data between meshes with jax.device_put outside jit."
+            )
 
 
 def placement_name(s: Sharding) -> str:
