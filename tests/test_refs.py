@@ -135,6 +135,58 @@ def test_message_same_ref_twice_names_both_arguments():
         f(r, r)
 
 
+def test_ref_closed_over_and_passed_is_refused():
+    # JAX 0.10.2's ValueError: the program would see two refs where there is one buffer.
+    r = _ref3()
+
+    def bump(a):
+        a[...] += 1.0
+        r[...] += 1.0
+
+    with pytest.raises(ValueError, match=r"when tracing bump for jit, a mutable array "
+                                         r"reference of type Ref\{float32\[3\]\} was both "
+                                         r"closed over and passed as the argument a"):  # fmt: skip
+        spmd.jit(bump)(r)
+    with pytest.raises(ValueError, match=r"passed as the argument t\[1\]\['k'\]"):
+        spmd.jit(lambda t: r[...] + 1)((0.0, {"k": r}))
+    # Another ref passed in is fine; the cached program still checks a later call (where
+    # JAX's fails at run time).
+    other = _ref3()
+    f = spmd.jit(bump)
+    f(other)
+    np.testing.assert_array_equal(other[...], [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(r[...], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="both closed over and passed"):
+        f(r)
+    np.testing.assert_array_equal(r[...], [1.0, 2.0, 3.0])  # (refused before running)
+
+
+def test_freeze_of_a_ref_made_outside_is_refused_under_jit():
+    # "You can only freeze a ref in the scope where it was created" (JAX 0.10.2 refuses these
+    # with internal errors under jit).
+    r = _ref3()
+    pattern = r"jit\(<lambda>\): freeze of a mutable array reference of type Ref\{float32\[3\]\}"
+    with pytest.raises(ValueError, match=pattern + r" that was created outside"):
+        spmd.jit(lambda: refs.freeze(r))()
+    with pytest.raises(ValueError, match=pattern):
+        spmd.jit(lambda a: refs.freeze(a))(r)
+
+    def in_body():
+        inner = refs.new_ref(0.0)
+        return spmd.lax.scan(lambda c, _: (c, refs.freeze(inner)), 0.0, None, length=2)
+
+    with pytest.raises(ValueError, match=r"jit\(in_body\): freeze .*Ref\{float32\[\]\}"):
+        spmd.jit(in_body)()
+    # Frozen in the scope that made it is fine, and so is freezing eagerly, under grad, and in
+    # make_jaxpr (as in JAX 0.10.2).
+    np.testing.assert_array_equal(
+        spmd.jit(lambda: refs.freeze(refs.new_ref(jnp.ones(2))))(), [1, 1]
+    )
+    np.testing.assert_array_equal(refs.freeze(r), [0.0, 1.0, 2.0])
+    assert float(spmd.grad(lambda x: refs.freeze(r).sum() * x)(1.0)) == 3.0
+    assert "freeze a" in str(spmd.make_jaxpr(lambda: refs.freeze(r))())
+
+
 def test_message_write_names_shapes_and_dtypes():
     r = _ref3()
     with pytest.raises(ValueError, match=r"swap: the value has shape \(4,\).*shape \(3,\)"):

@@ -384,6 +384,14 @@ class JitWrapped:
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, leaves, treedef)
             if entry.compiled is not None:
                 self._cache[key] = entry
+        if entry.staged_refs:  # (on every call: the cache keys a ref argument by its type)
+            _refs.check_not_closed_over(
+                leaves,
+                entry.staged_refs,
+                lambda: _leaf_paths(dyn_args, dyn_kwargs, self._dyn_names(), self._sig),
+                self.__name__,
+                "jit",
+            )
         return entry, leaves
 
     def _trace(self, args, kwargs, dyn_args, dyn_kwargs, leaves, treedef) -> _CacheEntry:
@@ -422,6 +430,7 @@ class JitWrapped:
         debug = pe.DebugInfo("jit", self.__name__, paths)
         types = _type_shardings(leaves)
         closed = pe.trace_to_jaxpr(flat_fun, in_avals, debug, types)
+        _refs.check_freezes(closed.jaxpr, self.__name__, "jit")
         _check_explicit(closed, leaves)
         return _CacheEntry(closed, out_tree_box[0], treedef, _typed_key(types))
 
