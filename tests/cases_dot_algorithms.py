@@ -123,6 +123,32 @@ case(
     error="JaxRuntimeError",
     match=r"ALG_DOT_BF16_BF16_F32 .*float16\[1, 37\] and float16\[37, 1\]",
 )
+# Which single-output contractions the loop takes: only two float32 vectors of 2 elements or
+# more for the BF16 presets (not a (1, n) row, a matrix contracted whole, or 1-element vectors);
+# F64_F64_F64's operands become float64, so its loop stops at 2048 elements; an empty
+# contraction runs (no dot).
+for _name, _a, _b, _dn, _p, _err in [
+    ("vdot_2_bf16", V[:2], V[:2], ((0,), (0,)), "BF16_BF16_F32", None),
+    ("vdot_1_bf16", V[:1], V[:1], ((0,), (0,)), "BF16_BF16_F32", r"float32\[1\] and float32\[1\]"),
+    ("row_vec_bf16", A[:1, :37], V, ((1,), (0,)), "BF16_BF16_F32_X3", r"float32\[1, 37\]"),
+    ("full_contraction_bf16", A, A, ((0, 1), (0, 1)), "BF16_BF16_F32", r"float32\[3, 40\] and"),
+    ("vdot_2047_f64", _normal(9, (2047,)), _normal(10, (2047,)), ((0,), (0,)), "F64_F64_F64",
+     r"float32\[2047\]"),
+    ("vdot_2048_f64", _normal(9, (2048,)), _normal(10, (2048,)), ((0,), (0,)), "F64_F64_F64", None),
+    ("row_vec_2048_f64", _normal(11, (1, 2048)), _normal(12, (2048,)), ((1,), (0,)),
+     "F64_F64_F64", None),
+    ("empty_f16", V[:0], V[:0], ((0,), (0,)), "F16_F16_F16", None),
+]:  # fmt: skip
+    case(
+        f"single_output_{_name}",
+        lambda jnp, lax, dn=_dn, p=_p: (
+            lambda a, b: lax.dot_general(a, b, (dn, ((), ())), precision=p)
+        ),
+        _a,
+        _b,
+        error="JaxRuntimeError" if _err else None,
+        match=rf"ALG_DOT_{_p} .*{_err}" if _err else None,
+    )
 case(
     "matvec_f16_preset",
     lambda jnp, lax: lambda a, b: lax.dot(a, b, precision="F16_F16_F16"),

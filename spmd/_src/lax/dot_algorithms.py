@@ -219,8 +219,11 @@ def compute_types(algorithm, lhs_dtype, rhs_dtype, out_dtype) -> tuple[np.dtype,
 
 
 # XLA's CPU backend computes a contraction with one output element and operands of fewer than
-# this many elements in a loop of its own (not a library call), which takes only some
-# algorithms, by the operand dtypes of the JAX call (measured on jaxlib 0.10.2).
+# this many elements (2048 for F64_F64_F64, whose operands become float64: 16 KiB either way)
+# in a loop of its own (not a library call). DEFAULT and F32_F32_F32 run there on any operands;
+# the algorithms below only on two vectors (rank 1, 2 elements or more: XLA's multiply + reduce
+# of a vector dot) of the dtype named; every other algorithm or shape (a (1, n) row, a full
+# contraction of matrices, vectors of one element) is refused (measured on jaxlib 0.10.2).
 _SCALAR_LOOP_MAX = 4096
 _SCALAR_LOOP_TAKES = {
     "DEFAULT": None,  # any operands
@@ -239,11 +242,16 @@ def _check_scalar_loop(algorithm, lshape, rshape, ldt, rdt, dimension_numbers) -
         out_size *= n if d not in lc else 1
     for d, n in enumerate(rshape):
         out_size *= n if d not in rc and d not in rb else 1
-    if out_size != 1 or max(_size(lshape), _size(rshape)) >= _SCALAR_LOOP_MAX:
+    name = getattr(algorithm, "name", None)
+    limit = _SCALAR_LOOP_MAX // 2 if name == "F64_F64_F64" else _SCALAR_LOOP_MAX
+    sizes = (_size(lshape), _size(rshape))
+    if out_size != 1 or max(sizes) >= limit or min(sizes) == 0:  # empty: XLA emits no dot
         return
-    name = algorithm.name
     takes = _SCALAR_LOOP_TAKES.get(name, "none")
-    if takes is None or np.dtype(ldt).name == np.dtype(rdt).name == takes:
+    if takes is None:
+        return
+    vectors = len(lshape) == len(rshape) == 1 and lshape[0] >= 2
+    if vectors and np.dtype(ldt).name == np.dtype(rdt).name == takes:
         return
     from spmd._src.errors import JaxRuntimeError
 
