@@ -51,6 +51,14 @@ class Deleted:
         return f"<deleted {self.dtype.name}{list(self.shape)}>"
 
 
+class Donated(Deleted):
+    """The data of an Array a jit call donated. JAX's compiled program refuses it with
+    ValueError (PJRT's INVALID_ARGUMENT) where a new trace, or any eager use, raises the
+    RuntimeError of a deleted array (api.py tells the two apart)."""
+
+    __slots__ = ()
+
+
 class Array:
     """An immutable array of values, possibly sharded over devices."""
 
@@ -83,7 +91,7 @@ class Array:
     @property
     def aval(self) -> core.ShapedArray:
         v = self._value
-        if type(v) is Deleted:  # (every transformation takes its arguments' types first)
+        if isinstance(v, Deleted):  # (every transformation takes its arguments' types first)
             v.fail()
         s = self._sharding
         if s is not None and s.memory_kind == "pinned_host":
@@ -118,7 +126,7 @@ class Array:
     # -- conversions -----------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
         v = self._value
-        if type(v) is Deleted:
+        if isinstance(v, Deleted):
             v.fail()
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return v.astype(dtype)
@@ -150,7 +158,7 @@ class Array:
         return self._value.tolist()
 
     def block_until_ready(self) -> Array:
-        if type(self._value) is Deleted:
+        if isinstance(self._value, Deleted):
             from spmd._src.errors import JaxRuntimeError
 
             raise JaxRuntimeError(
@@ -169,7 +177,7 @@ class Array:
 
     def _single_buffer(self, what: str) -> np.ndarray:
         v = self._value
-        if type(v) is Deleted:
+        if isinstance(v, Deleted):
             v.fail()
         if self.sharding.num_devices != 1:
             from spmd._src.errors import JaxRuntimeError
@@ -278,9 +286,13 @@ class Array:
         """This process's shards: each a view of the global buffer (no copy)."""
         s = self.sharding
         replica = shd.shard_replica_ids(s, self.shape)
+        addend = _zero_addend_devices(s)
         out = []
         for device, idx in s.addressable_devices_indices_map(self.shape).items():
-            data = Array(self._value[idx], self.weak_type, shd.SingleDeviceSharding(device))
+            v = self._value[idx]
+            if device in addend:
+                v = np.zeros_like(v)
+            data = Array(v, self.weak_type, shd.SingleDeviceSharding(device))
             out.append(Shard(device, idx, replica[device], data))
         return out
 
@@ -292,12 +304,12 @@ class Array:
         return self.addressable_shards[index].data
 
     def is_deleted(self) -> bool:
-        return type(self._value) is Deleted
+        return isinstance(self._value, Deleted)
 
     def delete(self) -> None:
         """Free the array's data (as JAX's ``Array.delete``): later uses raise RuntimeError;
         its shape, dtype and sharding stay readable."""
-        if type(self._value) is not Deleted:
+        if not isinstance(self._value, Deleted):
             self._value = Deleted(self._value.shape, self._value.dtype)
 
     # -- printing --------------------------------------------------------------------------
@@ -306,6 +318,18 @@ class Array:
 
     def __repr__(self) -> str:
         return array_repr(self._value, self.weak_type)
+
+
+def _zero_addend_devices(s: Any) -> set:
+    """The devices whose shard of an array unreduced over some mesh axes (partial sums pending
+    a sum) is zero: spmd holds the sum, placed on the first device along those axes and zeros
+    on the others, as JAX places a replicated array resharded to unreduced."""
+    axes = getattr(getattr(s, "spec", None), "unreduced", None)
+    if not axes:
+        return set()
+    mesh = s.mesh
+    names = list(mesh.axis_names)
+    return {d for pos, d in np.ndenumerate(mesh.devices) if any(pos[names.index(a)] for a in axes)}
 
 
 class Shard:

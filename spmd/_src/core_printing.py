@@ -30,6 +30,7 @@ from spmd._src.core import (
     pp_alias_primitives,
     pp_param_rules,
 )
+from spmd._src.sharding import reduction_str
 
 __all__ = [
     "pp_eqn",
@@ -65,8 +66,11 @@ def typed_str(aval: Any, sharding: Any, short: bool = True) -> str:
         axes = [a for a in entry if types.get(a).name == "Explicit"]
         if axes:
             dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
+    # An unreduced or reduced array says so after its dimensions: f32[4,2]{U:X}.
     return aval.str_short(short).replace(
-        f"[{','.join(str(d) for d in aval.shape)}]", f"[{','.join(dims)}]", 1
+        f"[{','.join(str(d) for d in aval.shape)}]",
+        f"[{','.join(dims)}]{reduction_str(sharding.spec)}",
+        1,
     )
 
 

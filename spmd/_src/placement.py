@@ -34,6 +34,7 @@ from spmd._src.sharding import (
     check_divisible,
     check_rank,
     default_sharding,
+    reduction_str,
     resolve_spec,
     spec_axes,
 )
@@ -296,7 +297,8 @@ class TypeOf:
                     dims[i] += "@" + (axes[0] if len(axes) == 1 else f"({','.join(axes)})")
         space = self.memory_space  # float32<host>[8]: an array in host memory
         where = "" if space is core.DEVICE_SPACE else f"<{space.name.lower()}>"
-        return f"{self.dtype.name}{where}[{','.join(dims)}]{core.vma_str(self.vma)}"
+        ur = reduction_str(s.spec) if isinstance(s, NamedSharding) else ""  # {U:X}, {R:X}
+        return f"{self.dtype.name}{where}[{','.join(dims)}]{ur}{core.vma_str(self.vma)}"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TypeOf) and str(self) == str(other)
@@ -324,7 +326,10 @@ def _in_type(sharding: Sharding | None, ndim: int) -> Sharding | None:
     for e in sharding.spec._normalized(ndim):
         axes = [a for a in spec_axes(e) if types.get(a) == AxisType.Explicit]
         spec.append(None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
-    return _TypeSharding(sharding.mesh, PartitionSpec(*spec), memory_kind=sharding.memory_kind)
+    # Unreduced and reduced axes are part of the type (f32[2,2]{U:X}).
+    s = sharding.spec
+    spec = PartitionSpec(*spec, unreduced=s.unreduced, reduced=s.reduced)
+    return _TypeSharding(sharding.mesh, spec, memory_kind=sharding.memory_kind)
 
 
 def typeof(x: Any) -> TypeOf:

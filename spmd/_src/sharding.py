@@ -117,9 +117,25 @@ class PartitionSpec(tuple):
     def _normalized(self, ndim: int) -> tuple:
         return tuple(self) + (None,) * (ndim - len(self))
 
+    def _full_rank(self, ndim: int) -> PartitionSpec:
+        """This spec with one entry per dimension (its unreduced and reduced axes kept)."""
+        parts = self._normalized(ndim)
+        return PartitionSpec(*parts, unreduced=self.unreduced, reduced=self.reduced)
+
 
 def _make_spec(parts, reduced, unreduced):
     return PartitionSpec(*parts, reduced=reduced, unreduced=unreduced)
+
+
+def reduction_str(spec: Any) -> str:
+    """``{U:X}`` / ``{R:(X,Y)}``: the mesh axes a spec says its array is unreduced (partial sums
+    pending a sum) or reduced over, as JAX prints them after the dimensions of a type."""
+    out = ""
+    for tag, axes in (("U", getattr(spec, "unreduced", ())), ("R", getattr(spec, "reduced", ()))):
+        if axes:
+            names = sorted(axes, key=str)
+            out += "{" + tag + ":" + (names[0] if len(names) == 1 else f"({','.join(names)})") + "}"
+    return out
 
 
 P = PartitionSpec

@@ -21,15 +21,14 @@ import numpy as np
 
 SPMD_CONFIG = {"spmd_default_axis_types": "explicit"}
 
-_UNREDUCED = (
-    "spmd has no unreduced arrays: device_put to P('X', None, unreduced={'Y'}) places the "
-    "value replicated over Y (each shard the whole block, not addends summing to it) and the "
-    "type does not say {U:Y}"
-)
 # cell -> (what spmd records, None for any value unlike JAX's; why it differs from JAX 0.10.2).
 KNOWN: dict[str, tuple[object, str]] = {
-    "unreduced.typeof": ("float32[8@X,4]", _UNREDUCED),
-    "unreduced.shards": (None, _UNREDUCED),
+    "unreduced.shards": (
+        None,
+        "spmd holds an unreduced array's value (the sum of its addends), placed on the first "
+        "device along Y with zeros on the others; JAX's device_put splits each block into "
+        "disjoint addends over Y",
+    ),
     "sum0.all_reduce": (
         False,
         "Compiled.as_text() is the Python program spmd runs (one process computes the global "

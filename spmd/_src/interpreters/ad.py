@@ -32,7 +32,7 @@ import numpy as np
 
 from spmd._src import core, dtypes, source_info
 from spmd._src.core import DEVICE_SPACE, Jaxpr, Literal, ShapedArray, Tracer, Var
-from spmd._src.interpreters import sharding_rules
+from spmd._src.interpreters import reduction_states, sharding_rules
 
 # prim -> rule(primals, tangents, primal_out, **params) -> tangent_out
 primitive_jvps: dict[core.Primitive, Callable] = {}
@@ -363,7 +363,7 @@ class LinearFunction:
         live = [c for c, z in zip(cts, self.out_zero) if not z]
         got = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, live))
         return [
-            as_type(next(got), t) if keep else Zero(a)
+            as_type(next(got), reduction_states.cotangent_sharding(t)) if keep else Zero(a)
             for keep, a, t in zip(self.in_live, self.in_avals, self.in_types)
         ]
 
@@ -416,7 +416,11 @@ def as_type(ct: Any, want: Any) -> Any:
 
     n = len(core.get_aval(ct).shape)
     target = want if want is not None else got.with_spec(PartitionSpec())
-    if got is not None and got.spec._normalized(n) == target.spec._normalized(n):
+    if (
+        got is not None
+        and got.spec._normalized(n) == target.spec._normalized(n)
+        and (got.spec.unreduced, got.spec.reduced) == (target.spec.unreduced, target.spec.reduced)
+    ):
         return ct
     return lax_sharding.reshard(ct, target)
 

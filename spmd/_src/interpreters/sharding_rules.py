@@ -141,7 +141,10 @@ def type_str(aval: core.ShapedArray, spec: Sequence[Any] | None, short: bool = T
 
 def _spec_of(sharding: Any, ndim: int, mesh: Any) -> tuple | None:
     if isinstance(sharding, NamedSharding) and sharding.mesh == mesh:
-        return sharding.spec._normalized(ndim)
+        s = sharding.spec
+        # An unreduced or reduced spec stays a PartitionSpec (a tuple carrying those axes),
+        # which rules of higher-order primitives pass through their bodies.
+        return s._full_rank(ndim) if s.unreduced or s.reduced else s._normalized(ndim)
     return None
 
 
@@ -165,6 +168,15 @@ def propagate(
 ) -> Any:
     """Result sharding(s) of ``prim`` for operands with the given shardings (None where no
     operand has a NamedSharding: the default placement)."""
+    out = _propagate(prim, shardings, avals, params)
+    if prim in sets_sharding or prim in observers:
+        return out  # a constraint's result is what it asks for, unreduced or not
+    if reduction_states.carries(shardings, given_sharding(prim, params)):
+        return reduction_states.apply(prim, shardings, avals, params, out)
+    return out
+
+
+def _propagate(prim, shardings, avals, params) -> Any:
     if prim in observers:
         return _observe(prim, shardings, avals, params)
     placing = placing_rules.get(prim)
@@ -183,7 +195,7 @@ def propagate(
         if full:
             # On Explicit axes the result has the type asked for (every dimension's entry).
             ndim = prim.abstract_eval(*avals, **params).ndim
-            return given.with_spec(P(*given.spec._normalized(ndim)))
+            return given.with_spec(given.spec._full_rank(ndim))
     if prim in sets_sharding:
         specs = None
         named = [s for s in shardings if isinstance(s, NamedSharding)]
@@ -228,10 +240,11 @@ def propagate(
     outs = out if prim.multiple_results else [out]
     result = []
     for o, aval in zip(outs, out_avals):
+        states = {"unreduced": getattr(o, "unreduced", ()), "reduced": getattr(o, "reduced", ())}
         o = tuple(o) + (None,) * (aval.ndim - len(o))
         if explicit:
             _check_legal(prim, o, aval, specs, avals)
-            spec = P(*o)
+            spec = P(*o, **states)
         else:
             ctx.mesh = mesh
             try:
@@ -299,7 +312,7 @@ def recover_input_sharding(
     if not isinstance(out, NamedSharding):
         return out
     if _is_explicit(out.mesh):
-        spec = P(*out.spec._normalized(out_aval.ndim))
+        spec = out.spec._full_rank(out_aval.ndim)
         return out if tuple(spec) == tuple(out.spec) else out.with_spec(spec)
     if not in_shardings:
         return out
@@ -499,19 +512,27 @@ def jaxpr_specs(closed: Any, specs: Sequence[Any], avals: Sequence[Any]) -> list
     """The result specs of a (closed) jaxpr run on operands with the given specs, on the
     mesh of the rule being run (for rules of higher-order primitives)."""
     mesh = ctx.mesh
-    shardings = [None if s is None else NamedSharding(mesh, P(*s)) for s in specs]
+    shardings = [
+        None if s is None else NamedSharding(mesh, s if isinstance(s, P) else P(*s)) for s in specs
+    ]
     jaxpr = getattr(closed, "jaxpr", closed)
     outs = propagate_jaxpr(jaxpr, shardings, _top=False)
     res = []
     for o, v in zip(outs, jaxpr.outvars):
         nd = v.aval.ndim
-        res.append(o.spec._normalized(nd) if isinstance(o, NamedSharding) else (None,) * nd)
+        res.append(_spec_of(o, nd, o.mesh) if isinstance(o, NamedSharding) else (None,) * nd)
     return res
 
 
 def merge_specs(specs: Sequence[Sequence[Any]]) -> tuple:
-    """Several specs of one array merged dimension by dimension (``merge_entries``)."""
-    return tuple(merge_entries(col) for col in zip(*specs))
+    """Several specs of one array merged dimension by dimension (``merge_entries``), unreduced
+    or reduced over the axes all of them are."""
+    merged = tuple(merge_entries(col) for col in zip(*specs))
+    if not specs:
+        return merged
+    u = frozenset.intersection(*(frozenset(getattr(s, "unreduced", ())) for s in specs))
+    r = frozenset.intersection(*(frozenset(getattr(s, "reduced", ())) for s in specs))
+    return P(*merged, unreduced=u, reduced=r) if u or r else merged
 
 
 def _cumprods(shape) -> list:
@@ -581,6 +602,11 @@ def propagate_jaxpr(
         else s
         for s, a in zip(outs, jaxpr.outvars)
     ]
+
+
+def var_shardings(jaxpr: core.Jaxpr, in_shardings: Sequence[Any]) -> dict:
+    """The sharding of each variable of ``jaxpr`` (by id) for inputs sharded so."""
+    return _forward(jaxpr, in_shardings, {})
 
 
 def _forward(jaxpr: core.Jaxpr, in_shardings: Sequence[Any], pinned: dict) -> dict:
@@ -834,3 +860,7 @@ __all__ = [
     "type_str",
     "unary_rule",
 ]
+
+
+# Unreduced and reduced operands (P(unreduced=...)): their rules read this module's.
+from spmd._src.interpreters import reduction_states  # noqa: E402

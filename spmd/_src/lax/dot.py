@@ -24,7 +24,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.config import config
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.interpreters import ad, batching, reduction_states, sharding_rules
 from spmd._src.lax import dot_algorithms
 from spmd._src.lax.elementwise.conversion import _convert_impl, convert_element_type
 from spmd._src.lax.random_bits import fma32
@@ -693,8 +693,13 @@ def _dot_general_ct(ct, y, x, xc, yc, xb, yb, x_is_lhs, precision, preferred):
     src = list(xb) + x_free + [xc[yc.index(d)] for d in sorted(yc)]
     out_sharding = None
     if x.sharding is not None:
-        spec = x.sharding.spec._normalized(x_aval.ndim)
-        out_sharding = x.sharding.with_spec(P(*(spec[i] for i in src)))
+        # A reduced operand's cotangent is unreduced: the contraction stops before its sum.
+        ct_sharding = reduction_states.cotangent_sharding(x.sharding)
+        spec = ct_sharding.spec
+        out_sharding = ct_sharding.with_spec(
+            P(*(spec._normalized(x_aval.ndim)[i] for i in src),
+              unreduced=spec.unreduced, reduced=spec.reduced)
+        )  # fmt: skip
     res = dot_general_p.bind(
         ct,
         y,

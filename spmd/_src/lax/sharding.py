@@ -18,7 +18,7 @@ from spmd._src import core
 from spmd._src import tree_util as tu
 from spmd._src.config import config
 from spmd._src.core import ShapedArray
-from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.interpreters import ad, batching, reduction_states, sharding_rules
 from spmd._src.lax.utils import PrintedAs
 from spmd._src.mesh import AbstractMesh, AxisType, get_abstract_mesh, get_mesh, traced_context_mesh
 from spmd._src.sharding import (
@@ -59,7 +59,7 @@ def typed_sharding(sharding: Sharding, ndim: int) -> Sharding:
     rank (``P('y', None)``); elsewhere it stays as given."""
     if isinstance(sharding, NamedSharding) and AxisType.Explicit in sharding.mesh.axis_types:
         if len(sharding.spec) < ndim:
-            return sharding.with_spec(P(*sharding.spec._normalized(ndim)))
+            return sharding.with_spec(sharding.spec._full_rank(ndim))
     return sharding
 
 
@@ -397,5 +397,19 @@ core.pp_param_rules[sharding_constraint_p] = _pp_params
 # result's type shows the sharding).
 reshard_p = _constraint_primitive("reshard", _reshard_rule)
 core.pp_param_rules[reshard_p] = lambda params: []
+
+
+def _reshard_transpose(ct, x, *, sharding, **params):
+    # The cotangent goes back to the operand's type, as JAX's transpose moves it. That type's
+    # unreduced and reduced axes swap: a cast to reduced transposes to the all-reduce of an
+    # unreduced cotangent. (An untyped operand keeps the constraint's sharding.)
+    want = x.sharding  # (its type: None where no Explicit axis shards it)
+    if not isinstance(want, NamedSharding) or AxisType.Auto in want.mesh.axis_types:
+        return [reshard_p.bind(ct, sharding=sharding, **params)]
+    want = reduction_states.cotangent_sharding(want)
+    return [reshard_p.bind(ct, sharding=want, **params)]
+
+
+ad.primitive_transposes[reshard_p] = _reshard_transpose
 
 __all__ = ["apply_out_sharding", "reshard", "with_sharding_constraint"]

@@ -95,6 +95,38 @@ def typed(shardings: Sequence[Any] | None) -> list[Any] | None:
     return list(shardings)
 
 
+def with_types(closed: ClosedJaxpr, in_types: Sequence[Any] | None) -> ClosedJaxpr:
+    """``closed`` with its variables typed (sharding in types, Explicit mesh axes) as its
+    inputs typed ``in_types`` make them: a body partial evaluation built from avals alone
+    has untyped variables, and its transpose gives each cotangent its primal's type (a
+    contraction over a sharded batch needs it to say where its sum goes)."""
+    if typed(in_types) is None or any(v.sharding is not None for v in closed.jaxpr.invars):
+        return closed
+
+    def make():
+        j = closed.jaxpr
+        env = sharding_rules.var_shardings(j, list(in_types))
+        new: dict[int, Var] = {}
+
+        def var(v):
+            if type(v) is not Var:
+                return v
+            if id(v) not in new:
+                s = sharding_rules.explicit_or_none(env.get(id(v)))
+                new[id(v)] = Var(v.aval, v.suffix, s if s is not None else v.sharding)
+            return new[id(v)]
+
+        eqns = [
+            e.replace(invars=[var(a) for a in e.invars], outvars=[var(v) for v in e.outvars])
+            for e in j.eqns
+        ]
+        jaxpr = Jaxpr([var(v) for v in j.constvars], [var(v) for v in j.invars],
+                      [var(v) for v in j.outvars], eqns, j.debug_info)  # fmt: skip
+        return ClosedJaxpr(jaxpr, closed.consts)
+
+    return cached("with_types", closed, tuple(in_types), make)
+
+
 def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
     """The jaxpr with its constants turned into leading inputs, and the constants' values."""
     j = closed.jaxpr

@@ -24,7 +24,7 @@ from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, JaxprEqn, ShapedArray, Var
 from spmd._src.core_printing import typed_str
 from spmd._src.errors import ConcretizationTypeError
-from spmd._src.interpreters import ad, batching, sharding_rules
+from spmd._src.interpreters import ad, batching, reduction_states, sharding_rules
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
 from spmd._src.lax import callback, rules
@@ -549,6 +549,14 @@ def _hoist_invariants(body, n_consts, residuals, outer_consts):
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
     consts, init, xs = common.split3(args, num_consts, num_carry)
+    # The linear body partial evaluation made is untyped: its variables take the types the
+    # operands give them, which the cotangents take (sharding in types).
+    types = [_arg_type(x, i >= num_consts + num_carry) for i, x in enumerate(args)]
+    for i, c in enumerate(cts[:num_carry]):  # an untyped carry: its cotangent's primal type
+        if types[num_consts + i] is None and type(c) is not Zero and c is not None:
+            ct = sharding_rules.type_sharding(c)
+            types[num_consts + i] = reduction_states.cotangent_sharding(ct)
+    jaxpr = common.with_types(jaxpr, types)
     c_lin = tuple(ad.is_undefined_primal(x) for x in consts)
     x_lin = tuple(ad.is_undefined_primal(x) for x in xs)
     # Every carry is linear (a known initial carry here is a zero the JVP instantiated; its
@@ -597,6 +605,13 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     )
 
 
+def _arg_type(x: Any, scanned: bool) -> Any:
+    """The sharding in the type of a scan operand (a linear one's primal type), of one slice
+    of it for a scanned one."""
+    s = x.sharding if ad.is_undefined_primal(x) else sharding_rules.type_sharding(x)
+    return _drop_leading(s, x.aval.ndim) if scanned else s
+
+
 def _transposed_scan_body(
     jaxpr, num_consts, num_carry, c_lin, x_lin, ys_nz, ct_k_avals
 ) -> ClosedJaxpr:
@@ -628,7 +643,20 @@ def _transposed_scan_body(
             rx = args[n_rc + n_lc + n_k + n_cy :]
             return core.eval_jaxpr(t.jaxpr, t.consts, *rc, *rx, *acc, *ck, *cy)
 
-        return pe.trace_to_jaxpr(fun, res_c + lin_c + ct_k + ct_y + res_x)
+        # Each input is typed as the value it stands for (a cotangent as its primal).
+        ct_type = reduction_states.cotangent_sharding
+        ts = [v.sharding for v in jaxpr.jaxpr.invars]
+        t_cs, t_k, t_xs = common.split3(ts, num_consts, num_carry)
+        t_ys = [v.sharding for v in jaxpr.jaxpr.outvars[num_carry:]]
+        types = (
+            [t for t, lin in zip(t_cs, c_lin) if not lin]
+            + [ct_type(t) for t, lin in zip(t_cs, c_lin) if lin]
+            + [ct_type(t) for t in t_k]
+            + [ct_type(t) for t, nz in zip(t_ys, ys_nz) if nz]
+            + [t for t, lin in zip(t_xs, x_lin) if not lin]
+        )
+        avals = res_c + lin_c + ct_k + ct_y + res_x
+        return pe.trace_to_jaxpr(fun, avals, None, common.typed(types))
 
     return common.cached("scan_transpose", jaxpr, (c_lin, x_lin, ys_nz, ct_k_avals), make)
 
