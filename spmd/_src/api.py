@@ -23,7 +23,7 @@ from spmd._src import multiprocess as _multiprocess
 from spmd._src import profiler as _profiler
 from spmd._src import refs as _refs
 from spmd._src import tree_util as tu
-from spmd._src.array import Array
+from spmd._src.array import Array, Donated
 from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, ShapedArray, Tracer
 from spmd._src.global_array import GlobalArray
@@ -510,7 +510,11 @@ class JitWrapped:
             if out_s is not _MISS:
                 if fast[2]:
                     vals = [v if c is _VALUE or c is _AS_IS else c(v) for v, c in zip(vals, hit[1])]
-                return _results(entry, entry.compiled(*vals), out_s)
+                try:
+                    return _results(entry, entry.compiled(*vals), out_s)
+                except RuntimeError:
+                    _refuse_donated(args)
+                    raise
         if hit is not None:
             entry, convert = hit
             leaves = args
@@ -551,7 +555,11 @@ class JitWrapped:
                 ]
             else:
                 vals = [x._value if type(x) is Array else _canonical(x) for x in leaves]
-            return _results(entry, entry.compiled(*vals), out_s if placed else None)
+            try:
+                return _results(entry, entry.compiled(*vals), out_s if placed else None)
+            except RuntimeError:  # (a new trace stopped at the donated array's type)
+                _refuse_donated(leaves)
+                raise
         mesh = traced_context_mesh()
         out_leaves = dispatch.jit_p.bind(
             *entry.staged_args,
@@ -871,6 +879,17 @@ def _converters(args: tuple) -> tuple:
         else:  # a Python scalar: converted as the slow path does
             out.append(_canonical)
     return tuple(out)
+
+
+def _refuse_donated(leaves) -> None:
+    """A compiled program run on an array a jit call donated: JAX's executable refuses the
+    donated buffer with ValueError (a new trace, or an eager use, raises RuntimeError)."""
+    for i, x in enumerate(leaves):
+        if type(x) is Array and type(x._value) is Donated:
+            raise ValueError(
+                f"INVALID_ARGUMENT: Invalid buffer passed to Execute() as argument {i} to "
+                "replica 0: INVALID_ARGUMENT: Buffer has been deleted or donated."
+            ) from None
 
 
 class _DonatingJit(JitWrapped):

@@ -1,7 +1,8 @@
 """Buffer donation in jit (``donate_argnums``/``donate_argnames``), as JAX's on CPU.
 
 A donated Array whose buffer a result of the same shape and element size can take is deleted
-after the call (each result takes at most one; using the array again raises RuntimeError);
+after the call (each result takes at most one; using the array again raises RuntimeError, or
+ValueError in a program already compiled for it, as JAX's);
 the others stay valid, and a warning says so once per argument types. spmd computes in NumPy
 and does not write results into donated buffers: deleting them keeps programs honest (what
 runs here runs under JAX).
@@ -14,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spmd._src import tree_util as tu
-from spmd._src.array import Array
+from spmd._src.array import Array, Donated
 
 
 def donated_args(nums: Sequence[int], names: Any, pos_names: Sequence[str]) -> tuple:
@@ -39,8 +40,8 @@ def donating_call(jitted: Any, args: tuple, kwargs: dict, call: Callable[[], Any
     donated = [x for x in tu.tree_leaves(trees) if type(x) is Array]
     seen: set = set()
     for x in donated:  # refused before any work
-        if x.is_deleted():
-            x._value.fail()
+        if x.is_deleted() and type(x._value) is not Donated:
+            x._value.fail()  # (a donated one: the call raises JAX's error for it)
         if id(x) in seen:
             raise ValueError(
                 f"jit({jitted.__name__}): the donated array {x.aval.str_short()} is passed "
@@ -55,7 +56,7 @@ def donating_call(jitted: Any, args: tuple, kwargs: dict, call: Callable[[], Any
         key = (x.shape, x.dtype.itemsize)
         if key in free:
             free.remove(key)
-            x.delete()
+            x._value = Donated(x.shape, x.dtype)
         else:
             unusable.append(x.aval.str_short(short_dtypes=False))
     if unusable:
