@@ -235,6 +235,18 @@ def test_expm_of_a_rotation_generator():
     np.testing.assert_allclose(got, want, atol=1e-6)
 
 
+def test_expm_products_ignore_the_default_matmul_precision():
+    # jax: expm's Padé products and squarings are dots at HIGHEST precision, so under
+    # default_matmul_precision('F16_F16_F16') expm(A) is unchanged ([0.47539124, -0.12109489,
+    # ...] for this A); float16 products made it NaN (Padé coefficients beyond float16's range)
+    a = (np.arange(16, dtype=np.float32).reshape(4, 4) % 5 - 2) / 3
+    want, scaled = np.asarray(sla.expm(a)), np.asarray(sla.expm(a * 8))  # squarings too
+    np.testing.assert_allclose(want.ravel()[:2], [0.47539124, -0.12109489], rtol=1e-6)
+    with spmd.default_matmul_precision("F16_F16_F16"):
+        np.testing.assert_array_equal(np.asarray(sla.expm(a)), want)
+        np.testing.assert_array_equal(np.asarray(spmd.jit(sla.expm)(a * 8)), scaled)
+
+
 # Derivatives in float64 against central differences (lu's own rule; the rest compose).
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spmd._src.lax.dot import Precision
 from spmd._src.lax.elementwise.conversion import stop_gradient
 from spmd._src.scipy import linalg_jnp as jnp
 from spmd._src.scipy.linalg import _inexact, _mH, _mT, _square, schur
@@ -19,10 +20,23 @@ from spmd._src.scipy.linalg import _inexact, _mH, _mT, _square, schur
 # ---------------------------------------------------------------------------------------------
 # expm and expm_frechet: scaling and squaring with a diagonal Padé approximant (Higham 2005)
 
-# Numerators' coefficients b_0..b_d of the [d/d] Padé approximants of exp, and the 1-norms up to
-# which each is accurate to the unit roundoff of float32 (degree 7) and float64 (degree 13).
+# Numerators' coefficients b_0..b_d of the [d/d] Padé approximants of exp.
 _PADE = {
+    3: [120.0, 60.0, 12.0, 1.0],
+    5: [30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0],
     7: [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0],
+    9: [
+        17643225600.0,
+        8821612800.0,
+        2075673600.0,
+        302702400.0,
+        30270240.0,
+        2162160.0,
+        110880.0,
+        3960.0,
+        90.0,
+        1.0,
+    ],
     13: [
         64764752532480000.0,
         32382376266240000.0,
@@ -40,35 +54,69 @@ _PADE = {
         1.0,
     ],
 }
-_THETA = {7: 3.925724783138660, 13: 5.371920351148152}
+# As JAX, by the bits of the dtype: the degrees, the 1-norms below which each but the last is
+# accurate to the unit roundoff (the lowest such degree is used, chosen by the unscaled norm),
+# and the 1-norm the last degree takes, to which larger matrices are scaled by halvings.
+_DEGREES = {
+    32: ((3, 5, 7), (0.4258730016922831, 1.880152677804762), 3.925724783138660),
+    64: (
+        (3, 5, 7, 9, 13),
+        (0.01495585217958292, 0.2539398330063230, 0.9504178996162932, 2.097847961257068),
+        5.371920351148152,
+    ),
+}
+
+
+def _dot(a, b):
+    # As JAX: expm's products at HIGHEST precision, whatever jax_default_matmul_precision says.
+    return jnp.matmul(a, b, precision=Precision.HIGHEST)
+
+
+def _terms(b, powers, parity: int, out=None):
+    """``out`` + sum of b[2k + parity] * powers[k], highest power first (JAX's order of the
+    sums)."""
+    for k in reversed(range(len(powers))):
+        term = b[2 * k + parity] * powers[k]
+        out = term if out is None else out + term
+    return out
 
 
 def _pade(a, degree: int):
     """``(U, V)``: the odd and even parts of the Padé numerator, ``exp(a) ~ (V-U)^-1 (V+U)``."""
     b = _PADE[degree]
     eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
-    a2 = a @ a
-    powers = [eye, a2]  # even powers a^0, a^2, ...
-    while len(powers) <= degree // 2:
-        powers.append(powers[-1] @ a2)
-    u = sum(b[2 * k + 1] * powers[k] for k in range(degree // 2 + 1))
-    v = sum(b[2 * k] * powers[k] for k in range(degree // 2 + 1))
-    return a @ u, v
+    a2 = _dot(a, a)
+    powers = [eye, a2]  # even powers a^0, a^2, ... (a^6 at most for degree 13)
+    while len(powers) <= (3 if degree == 13 else degree // 2):
+        powers.append(_dot(powers[-1], a2))
+    if degree < 13:
+        return _dot(a, _terms(b, powers, 1)), _terms(b, powers, 0)
+    # Degree 13 from a^6 times a polynomial in a^2..a^6 (no a^8..a^12 products).
+    a6 = powers[3]
+    hi_u = _dot(a6, b[13] * a6 + b[11] * powers[2] + b[9] * a2)
+    hi_v = _dot(a6, b[12] * a6 + b[10] * powers[2] + b[8] * a2)
+    return _dot(a, _terms(b, powers, 1, hi_u)), _terms(b, powers, 0, hi_v)
 
 
 def _expm(a, max_squarings: int):
-    degree = 7 if jnp.finfo(a.dtype).bits <= 32 else 13
+    degrees, bounds, theta = _DEGREES[64 if jnp.finfo(a.dtype).bits > 32 else 32]
     norm = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1, initial=0)  # 1-norm of each matrix
     # As JAX: floor, not ceil, so the scaled norm may reach twice theta (this fixes how many
     # squarings a max_squarings allows).
-    ratio = norm / _THETA[degree]
+    ratio = norm / theta
     s = jnp.where(ratio > 1, jnp.floor(jnp.log2(jnp.maximum(ratio, 1))), 0)
     s = stop_gradient(s)
     scaled = a / (2.0**s)[..., None, None].astype(a.dtype)
-    u, v = _pade(scaled, degree)
+    # Every degree, then each matrix's own (JAX switches on it; a batch selects alike).
+    which = stop_gradient(jnp.digitize(norm, np.asarray(bounds, norm.dtype)))[..., None, None]
+    u = v = None
+    for i, degree in enumerate(degrees):
+        ui, vi = _pade(scaled, degree)
+        u = ui if u is None else jnp.where(which == i, ui, u)
+        v = vi if v is None else jnp.where(which == i, vi, v)
     r = jnp.linalg.solve(v - u, v + u)
     for i in range(max_squarings):
-        r = jnp.where((i < s)[..., None, None], r @ r, r)
+        r = jnp.where((i < s)[..., None, None], _dot(r, r), r)
     # More squarings than allowed: no accurate answer (NaN, as JAX).
     return jnp.where((s > max_squarings)[..., None, None], jnp.nan, r)
 
