@@ -102,3 +102,22 @@ def test_the_call_may_name_out_sharding_and_in_sharding():
         with pytest.raises(TypeError, match=r"explicit_axes\(g\): missing required keyword "
                                             r"argument: 'in_sharding'"):  # fmt: skip
             explicit_axes(g)(y)
+
+
+def test_a_region_may_not_retype_shard_maps_manual_axes():
+    # JAX 0.10.2: inside shard_map its axes are Manual; auto_axes or explicit_axes naming one
+    # (all axes by default) is a NotImplementedError, under jit too, and in a partial
+    # shard_map (axis_names={'x'}) for its manual axis.
+    mesh = spmd.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    with spmd.set_mesh(mesh):
+        a = spmd.device_put(np.arange(8.0), P("x"))
+        body = auto_axes(lambda w: w * 2, out_sharding=P())
+        whole = spmd.shard_map(body, in_specs=P("x"), out_specs=P("x"))
+        with pytest.raises(NotImplementedError, match=r"auto_axes\(<lambda>\).*\['x', 'y'\]"):
+            whole(a)
+        with pytest.raises(NotImplementedError, match="Manual"):
+            spmd.jit(whole)(a)
+        body = explicit_axes(lambda w: w * 2, axes="x", in_sharding=P())
+        part = spmd.shard_map(body, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+        with pytest.raises(NotImplementedError, match=r"explicit_axes\(<lambda>\).*\['x'\]"):
+            part(a)

@@ -20,6 +20,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from spmd._src import core
 from spmd._src import tree_util as tu
 from spmd._src.interpreters import sharding_rules
 from spmd._src.lax.sharding import (
@@ -61,6 +62,19 @@ def _axes(who: str, mesh: Mesh, axes: Any) -> tuple:
     return names
 
 
+def _refuse_manual(who: str, names: tuple, to: AxisType) -> None:
+    """Inside shard_map its mesh axes are Manual (bound as named axes in the body): a region
+    may not retype them (JAX's NotImplementedError: "none can be in Manual")."""
+    bound = {n for n, _ in core.trace_ctx.axis_env}
+    manual = [a for a in names if a in bound]
+    if manual:
+        raise NotImplementedError(
+            f"{who}: going from `Manual` AxisType to `{to.name}` AxisType is not allowed: the "
+            f"mesh axes {manual} are Manual here (inside shard_map); name only the other axes "
+            "with axes=..."
+        )
+
+
 def _retyped(mesh: Mesh, axes: tuple, to: AxisType) -> Mesh:
     types = tuple(to if a in axes else t for a, t in zip(mesh.axis_names, mesh.axis_types))
     return Mesh(mesh.devices, mesh.axis_names, axis_types=types)
@@ -84,6 +98,7 @@ def _region(kind: str, f: Callable, args, kwargs, axes: Any, to: AxisType, enter
     leaves, treedef = tu.tree_flatten((args, kwargs))
     mesh = _region_mesh(who, leaves)
     names = _axes(who, mesh, axes)
+    _refuse_manual(who, names, to)
     inner = _retyped(mesh, names, to)
     with use_mesh(inner):
         a, kw = tu.tree_unflatten(treedef, enter(who, leaves, inner, names))
