@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, dtypes
+from spmd._src import core, dtypes, vjp_object
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.core_printing import typed_str
@@ -122,7 +122,9 @@ def _inputs_first(linear: ad.LinearFunction, leaves: list) -> ad.LinearFunction:
     the others as they were made: the order of the leaves of JAX's VJP function."""
     closed = linear.jaxpr
     j = closed.jaxpr
-    pos = {id(x): i for i, x in enumerate(leaves)}
+    pos: dict[int, int] = {}
+    for i, x in enumerate(leaves):
+        pos.setdefault(id(x), i)  # (a value passed twice: where it is first)
     order = sorted(
         range(len(j.constvars)),
         key=lambda k: (0, pos[id(closed.consts[k])]) if id(closed.consts[k]) in pos else (1, k),
@@ -217,7 +219,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     static = _VjpStatic(linear, in_avals, in_tree, out_tree, out_primals, n_aux)
     # A pytree, as JAX's: its leaves are the residuals (the linear map's constants), so it
     # can be passed through jit or flattened and rebuilt around other values.
-    vjp_fun = tu.Partial(functools.partial(_vjp_pullback, static), list(linear.jaxpr.consts))
+    pullback = functools.partial(_vjp_pullback, static)
+    vjp_fun = vjp_object.make_vjp(pullback, primals, leaves, list(linear.jaxpr.consts))
     out = tu.tree_unflatten(out_tree, out_primals)
     if has_aux:
         return out, vjp_fun, aux
