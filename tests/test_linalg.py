@@ -777,3 +777,34 @@ def test_eigh_and_svd_of_non_finite_matrices_are_nan_not_an_error():
     for got in (w, s, s2):
         assert np.isnan(got[0]).all() and np.array_equal(got[1], np.ones(3, np.float32))
     assert np.isnan(u[0]).all() and np.isnan(vh[0]).all()
+
+
+_R = np.random.RandomState(0)
+_A = (_R.randn(4, 4) / 3).astype(np.float32) + np.eye(4, dtype=np.float32)
+_S = _A @ _A.T + np.eye(4, dtype=np.float32)
+_B = _R.randn(4).astype(np.float32)
+_HIGHEST_INSIDE = {
+    "pinv": lambda: jnp.linalg.pinv(_A),
+    "pinv_grad": lambda: spmd.grad(lambda a: jnp.linalg.pinv(a).sum())(_A),
+    "lstsq": lambda: jnp.linalg.lstsq(_A[:, :3], _B)[:2],
+    "polyfit": lambda: jnp.polyfit(_B, _A[0], 2),
+    "cholesky_grad": lambda: spmd.grad(lambda a: jnp.linalg.cholesky(a).sum())(_S),
+    "inv_grad": lambda: spmd.grad(lambda a: jnp.linalg.inv(a).sum())(_A),
+    "solve_grad": lambda: spmd.grad(lambda a: jnp.linalg.solve(a, _B).sum())(_A),
+    "eigh_grad": lambda: spmd.grad(lambda a: (jnp.linalg.eigh(a)[1] ** 2 * jnp.arange(4.0)).sum())(
+        _S
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HIGHEST_INSIDE))
+def test_products_inside_ignore_the_default_matmul_precision(name):
+    # jax: pinv (and its derivative), lstsq (so polyfit) and the derivatives of cholesky,
+    # solve/inv and eigh multiply at HIGHEST precision: under default_matmul_precision
+    # ('F16_F16_F16') their values are bit for bit the same (float16 products changed them)
+    fn = _HIGHEST_INSIDE[name]
+    want = spmd.tree_util.tree_leaves(fn())
+    with spmd.default_matmul_precision("F16_F16_F16"):
+        got = spmd.tree_util.tree_leaves(fn())
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

@@ -247,6 +247,14 @@ def test_expm_products_ignore_the_default_matmul_precision():
         np.testing.assert_array_equal(np.asarray(spmd.jit(sla.expm)(a * 8)), scaled)
 
 
+def test_sqrtm_products_ignore_the_default_matmul_precision():
+    # jax: sqrtm's products are at HIGHEST precision: unchanged under a float16 default
+    s = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], np.float32)
+    want = np.asarray(sla.sqrtm(s))
+    with spmd.default_matmul_precision("F16_F16_F16"):
+        np.testing.assert_array_equal(np.asarray(sla.sqrtm(s)), want)
+
+
 # Derivatives in float64 against central differences (lu's own rule; the rest compose).
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from spmd._src import core, dtypes
 from spmd._src.interpreters import ad, batching, sharding_rules
 from spmd._src.lax import elementwise as ew
-from spmd._src.lax.dot import dot_general
+from spmd._src.lax.dot import Precision, dot_general
 from spmd._src.lax.padding import pad
 from spmd._src.lax.reductions import reduce_max, reduce_sum
 from spmd._src.lax.rules import bdim_at_front
@@ -146,20 +146,25 @@ def _zero_tangent(x: Any) -> ad.Zero:
 # are folded into dot_general's dimension numbers, so tangents never pass through `transpose`.
 
 
-def _mm(a, b, ta: bool = False, tb: bool = False):
+def _mm(a, b, ta: bool = False, tb: bool = False, precision=None):
     """``op(a) @ op(b)`` over leading batch dimensions; ``op`` transposes when asked."""
     nd = a.ndim
     batch = tuple(range(nd - 2))
     ca = nd - 2 if ta else nd - 1
     cb = nd - 1 if tb else nd - 2
-    return dot_general(a, b, (((ca,), (cb,)), (batch, batch)))
+    return dot_general(a, b, (((ca,), (cb,)), (batch, batch)), precision=precision)
 
 
-def _mv(a, x):
+def _mv(a, x, precision=None):
     """``a @ x`` for a batch of matrices ``a`` and vectors ``x``."""
     nd = a.ndim
     batch = tuple(range(nd - 2))
-    return dot_general(a, x, (((nd - 1,), (nd - 2,)), (batch, batch)))
+    return dot_general(a, x, (((nd - 1,), (nd - 2,)), (batch, batch)), precision=precision)
+
+
+# JAX computes the products of the cholesky, eigh, eig and solve (so inv) derivatives at
+# HIGHEST precision, whatever jax_default_matmul_precision says; these rules do too.
+_HIGHEST = Precision.HIGHEST
 
 
 def _conj(x):
@@ -246,12 +251,13 @@ def _cholesky_jvp(primals, tangents, low):
     low_inv = inv_p.bind(low)
     p = _hermitian_part(t, lower=True)
     s_low_h = ew.add(
-        _mm(p, _conj(low_inv), tb=True), _mm(_conj(p), _conj(low_inv), ta=True, tb=True)
+        _mm(p, _conj(low_inv), tb=True, precision=_HIGHEST),
+        _mm(_conj(p), _conj(low_inv), ta=True, tb=True, precision=_HIGHEST),
     )
-    inner = _mm(low_inv, s_low_h)
+    inner = _mm(low_inv, s_low_h, precision=_HIGHEST)
     n = t.shape[-1]
     phi = _const(np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n), t)
-    return _mm(low, ew.mul(inner, phi))
+    return _mm(low, ew.mul(inner, phi), precision=_HIGHEST)
 
 
 cholesky_p = _linalg_primitive("cholesky", _cholesky_impl, _square_same)
@@ -307,8 +313,8 @@ def _eigh_jvp(primals, tangents, outs, *, lower):
     (t,) = tangents
     v, w = outs
     p = _hermitian_part(t, lower)
-    s_v = ew.add(_mm(p, v), _mm(_conj(p), v, ta=True))
-    c = _mm(_conj(v), s_v, ta=True)
+    s_v = ew.add(_mm(p, v, precision=_HIGHEST), _mm(_conj(p), v, ta=True, precision=_HIGHEST))
+    c = _mm(_conj(v), s_v, ta=True, precision=_HIGHEST)
     dw = _diag(c)
     if _is_complex(dw):
         dw = ew.real(dw)
@@ -321,7 +327,7 @@ def _eigh_jvp(primals, tangents, outs, *, lower):
     f = ew.sub(ew.div(_const(1, eye), ew.add(ew.sub(w_j, w_i), eye)), eye)
     if f.dtype != c.dtype:
         f = ew.convert_element_type(f, c.dtype)
-    dv = _mm(v, ew.mul(f, c))
+    dv = _mm(v, ew.mul(f, c), precision=_HIGHEST)
     return [dv, dw]
 
 
@@ -606,7 +612,7 @@ def _inv_impl(x):
 def _inv_jvp(primals, tangents, out):
     # d inv(A) = -inv(A) dA inv(A)
     (t,) = tangents
-    return ew.neg(_mm(_mm(out, t), out))
+    return ew.neg(_mm(_mm(out, t, precision=_HIGHEST), out, precision=_HIGHEST))
 
 
 inv_p = _linalg_primitive("inv", _inv_impl, _square_same)
@@ -671,7 +677,10 @@ def _solve_jvp(primals, tangents, out):
     (a, b), (ta, tb) = primals, tangents
     rhs = None if type(tb) is ad.Zero else tb
     if type(ta) is not ad.Zero:
-        ta_x = _mv(ta, out) if b.ndim == a.ndim - 1 else _mm(ta, out)
+        if b.ndim == a.ndim - 1:
+            ta_x = _mv(ta, out, precision=_HIGHEST)
+        else:
+            ta_x = _mm(ta, out, precision=_HIGHEST)
         rhs = ew.neg(ta_x) if rhs is None else ew.sub(rhs, ta_x)
     return solve_p.bind(a, rhs)
 
@@ -837,7 +846,7 @@ def _eig_jvp(
         )
     if t.dtype != v.dtype:
         t = ew.convert_element_type(t, v.dtype)
-    c = solve_p.bind(v, _mm(t, v))
+    c = solve_p.bind(v, _mm(t, v, precision=_HIGHEST))
     dw = _diag(c)
     if not compute_right_eigenvectors:
         return [dw]
@@ -848,7 +857,7 @@ def _eig_jvp(
     w_i = broadcast_in_dim(w, shape, tuple(range(nd)))
     eye = _const(np.eye(n), w_j)
     f = ew.sub(ew.div(_const(1, eye), ew.add(ew.sub(w_j, w_i), eye)), eye)
-    dv = _mm(v, ew.mul(f, c))
+    dv = _mm(v, ew.mul(f, c), precision=_HIGHEST)
     # The normalisation: `top` marks each column's largest-magnitude component.
     mag = ew.abs(v)
     col_max = broadcast_in_dim(reduce_max(mag, (v.ndim - 2,)), v.shape, (*range(nd - 1), nd))

@@ -18,6 +18,7 @@ from spmd._src.lax import elementwise as lax
 from spmd._src.lax import linalg as lax_linalg
 from spmd._src.lax import reductions as lax_red
 from spmd._src.lax import shape as lax_shape
+from spmd._src.lax.dot import Precision
 from spmd._src.numpy import creation, lax_numpy, reductions, shape_ops, ufuncs, util
 from spmd._src.numpy.einsum import _LETTERS, einsum
 from spmd._src.numpy.products import _conj, cross, matmul, outer, tensordot
@@ -529,6 +530,12 @@ def cond(x, p=None):
     return lax_numpy.where(ufuncs.logical_and(ufuncs.isnan(r), clean), np.inf, r)
 
 
+def _hmm(a, b):
+    # pinv (and its derivative) and lstsq multiply at HIGHEST precision, as JAX's, whatever
+    # jax_default_matmul_precision says.
+    return matmul(a, b, precision=Precision.HIGHEST)
+
+
 def _pinv_body(a, rtol, hermitian: bool):
     rtol = lax_shape.expand_dims(rtol, (rtol.ndim,))
     if hermitian:
@@ -537,14 +544,14 @@ def _pinv_body(a, rtol, hermitian: bool):
         cutoff = ufuncs.multiply(rtol, reductions.max(mag, axis=-1, keepdims=True))
         w = lax_numpy.where(ufuncs.greater(mag, cutoff), w, np.inf)
         w = util.convert(w, a.dtype)
-        out = matmul(v, ufuncs.true_divide(_mH(v), lax_shape.expand_dims(w, (w.ndim,))))
+        out = _hmm(v, ufuncs.true_divide(_mH(v), lax_shape.expand_dims(w, (w.ndim,))))
     else:
         u, s, vh = lax_linalg.svd(a, full_matrices=False)
         cutoff = ufuncs.multiply(rtol, lax_shape.slice_in_dim(s, 0, 1, axis=s.ndim - 1))
         # Singular values at or below the cutoff count as zero: dividing by inf drops them.
         s = lax_numpy.where(ufuncs.greater(s, cutoff), s, np.inf)
         s = util.convert(s, a.dtype)
-        out = matmul(_mH(vh), ufuncs.true_divide(_mH(u), lax_shape.expand_dims(s, (s.ndim,))))
+        out = _hmm(_mH(vh), ufuncs.true_divide(_mH(u), lax_shape.expand_dims(s, (s.ndim,))))
     return util.convert(out, a.dtype)
 
 
@@ -564,9 +571,9 @@ def _pinv_jvp(hermitian, primals, tangents):
     m, n = a.shape[-2:]
     i_m = creation.eye(m, dtype=a.dtype)
     i_n = creation.eye(n, dtype=a.dtype)
-    term1 = ufuncs.negative(matmul(matmul(p, da), p))
-    term2 = matmul(matmul(p, p_h), matmul(da_h, ufuncs.subtract(i_m, matmul(a, p))))
-    term3 = matmul(ufuncs.subtract(i_n, matmul(p, a)), matmul(da_h, matmul(p_h, p)))
+    term1 = ufuncs.negative(_hmm(_hmm(p, da), p))
+    term2 = _hmm(_hmm(p, p_h), _hmm(da_h, ufuncs.subtract(i_m, _hmm(a, p))))
+    term3 = _hmm(ufuncs.subtract(i_n, _hmm(p, a)), _hmm(da_h, _hmm(p_h, p)))
     return p, ufuncs.add(ufuncs.add(term1, term2), term3)
 
 
@@ -702,14 +709,14 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
         rank = reductions.sum(keep)
         safe = util.convert(lax_numpy.where(keep, s, 1), a.dtype)
         s_inv = lax_numpy.where(keep, ufuncs.true_divide(1, safe), 0)
-        u_h_b = matmul(_mH(u), b2)
-        x = matmul(_mH(vh), ufuncs.multiply(lax_shape.expand_dims(s_inv, (1,)), u_h_b))
+        u_h_b = _hmm(_mH(u), b2)
+        x = _hmm(_mH(vh), ufuncs.multiply(lax_shape.expand_dims(s_inv, (1,)), u_h_b))
     # NumPy leaves the residuals empty where they are not unique; JAX always computes them
     # (a traced rank cannot choose a shape), unless asked for NumPy's behaviour.
     if numpy_resid and (rank < n or m <= n):
         resid = creation.zeros((0,), real)
     else:
-        r = _norm(ufuncs.subtract(b2, matmul(a, x)), None, (0,), False)
+        r = _norm(ufuncs.subtract(b2, _hmm(a, x)), None, (0,), False)
         resid = ufuncs.multiply(r, r)
     if b.ndim == 1:
         x = shape_ops.ravel(x)

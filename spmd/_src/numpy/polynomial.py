@@ -23,6 +23,7 @@ from spmd._src.array import Array
 from spmd._src.core import Tracer
 from spmd._src.errors import ConcretizationTypeError, TracerBoolConversionError
 from spmd._src.lax.control_flow import scan
+from spmd._src.lax.dot import Precision
 from spmd._src.numpy import ufuncs
 from spmd._src.numpy.creation import eye, ones, zeros
 from spmd._src.numpy.lax_numpy import where
@@ -401,8 +402,11 @@ def _lstsq(a, b, rcond):
     mask = (s > 0) & (s >= rc * s[0])
     rank = _sum(mask, dtype=np.int32)
     s_inv = where(mask, 1 / where(mask, s, 1), 0)
-    x = matmul(ufuncs.conj(vt).T, reshape(s_inv, (-1, 1)) * matmul(ufuncs.conj(u).T, b))
-    resid = ufuncs.square(ufuncs.abs(b - matmul(a, x)))
+    # At HIGHEST precision, as JAX's lstsq, whatever jax_default_matmul_precision says.
+    hi = Precision.HIGHEST
+    u_h_b = matmul(ufuncs.conj(u).T, b, precision=hi)
+    x = matmul(ufuncs.conj(vt).T, reshape(s_inv, (-1, 1)) * u_h_b, precision=hi)
+    resid = ufuncs.square(ufuncs.abs(b - matmul(a, x, precision=hi)))
     resid = _sum(resid, axis=0)
     if b1:
         x = reshape(x, (-1,))

@@ -68,7 +68,8 @@ _DEGREES = {
 
 
 def _dot(a, b):
-    # As JAX: expm's products at HIGHEST precision, whatever jax_default_matmul_precision says.
+    # As JAX: expm's and sqrtm's products at HIGHEST precision, whatever
+    # jax_default_matmul_precision says.
     return jnp.matmul(a, b, precision=Precision.HIGHEST)
 
 
@@ -202,8 +203,8 @@ def sqrtm(A, blocksize: int = 1):
     den = d[:, None] + d[None, :]
     for p in range(1, n):
         mask = _superdiagonal(n, p)
-        r = jnp.where(mask, (t - r @ r) / jnp.where(mask, den, 1), r)
-    return z @ r @ _mH(z)
+        r = jnp.where(mask, (t - _dot(r, r)) / jnp.where(mask, den, 1), r)
+    return _dot(_dot(z, r), _mH(z))
 
 
 # ---------------------------------------------------------------------------------------------
