@@ -487,6 +487,27 @@ def test_mesh_from_context_and_inferred_in_specs():
         assert np.asarray(g(np.arange(4.0))).tolist() == [0, 2, 4, 6]
 
 
+def test_inferred_in_specs_under_jit_come_from_the_argument_types():
+    # JAX 0.10.2 (the shard_map 201 page's FSDP cell): with no in_specs on an Explicit mesh, a
+    # traced argument is split as its type shards it, under jit as eagerly (spmd replicated
+    # traced arguments: the body saw the whole array).
+    mesh = spmd.make_mesh((4,), ("x",), axis_types=(spmd.sharding.AxisType.Explicit,))
+    with spmd.set_mesh(mesh):
+        w = spmd.device_put(jnp.ones((16, 4)), P("x"))
+        seen = []
+
+        @spmd.shard_map(out_specs=P())
+        def total(a):
+            seen.append(str(spmd.typeof(a)))
+            return lax.psum(a.sum(), "x")
+
+        assert float(total(w)) == float(spmd.jit(total)(w)) == 64.0
+        assert float(spmd.jit(lambda a: total(a * 2))(w)) == 128.0
+        assert seen and set(seen) == {"float32[4,4]{V:x}"}
+        # An unsharded traced argument stays replicated.
+        assert float(spmd.jit(total)(jnp.ones((16, 4)))) == 256.0
+
+
 def test_output_shardings():
     mesh = mesh_of((2, 4), ("x", "y"))
     f = spmd.shard_map(lambda b: (b, lax.psum(b, "x")), mesh=mesh, in_specs=P("x", "y"),

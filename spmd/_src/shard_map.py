@@ -574,10 +574,18 @@ def _has_tracers(xs) -> bool:
 
 
 def _infer_in_specs(leaves, mesh, manual) -> list:
+    """in_specs from the arguments: an Array's sharding, or (under jit and other traces) the
+    sharding in a traced value's type, on the Explicit axes of ``mesh``."""
     out = []
     for x in leaves:
         s = getattr(x, "_sharding", None) if type(x) is Array else None
-        if isinstance(s, NamedSharding) and s.mesh == mesh:
+        if isinstance(x, Tracer):
+            s = sharding_rules.type_sharding(x)
+            same = isinstance(s, NamedSharding) and (
+                s.mesh.axis_names == mesh.axis_names and s.mesh.axis_sizes == mesh.axis_sizes
+            )
+            s = s if same else None
+        if isinstance(s, NamedSharding) and (s.mesh == mesh or isinstance(x, Tracer)):
             parts = [tuple(a for a in spec_axes(e) if a in manual) or None for e in s.spec]
             out.append(P(*parts))
         else:
