@@ -5,6 +5,7 @@ passing it through jit. Expected values are JAX 0.10.2's on the same calls."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import spmd
 import spmd.numpy as jnp
@@ -64,3 +65,64 @@ def test_vjp_object_through_jit_and_rebuilt():
     assert doubled.args_res[0].shape == (3, 3)
     out = spmd.jit(lambda a: spmd.vjp(jnp.sin, a)[1])(1.0)
     np.testing.assert_allclose(float(out(1.0)[0]), np.cos(1.0), rtol=1e-6)
+
+
+def test_with_refs_accumulates_returns_values_or_skips():
+    import spmd.ad
+
+    grad_ref = spmd.new_ref(100.0)
+    _, sin_vjp = spmd.vjp(jnp.sin, 1.0)
+    assert repr(sin_vjp.with_refs(grad_ref)(1.0)) == "(GradRef(),)"
+    np.testing.assert_allclose(float(grad_ref[...]), 100.0 + np.cos(1.0), rtol=1e-6)
+    # GradValue: returned as usual; DontWant: not computed, nor the dot only it needs.
+    w, x = jnp.ones((4, 4)), jnp.ones(4)
+    _, f_vjp = spmd.vjp(lambda w, x: w @ x, w, x)
+    w_bar, x_bar = f_vjp.with_refs(spmd.ad.GradValue(), spmd.ad.DontWant())(jnp.ones(4))
+    np.testing.assert_array_equal(np.asarray(w_bar), np.ones((4, 4)))
+    assert repr(x_bar) == "DidntWant()"
+    both = spmd.make_jaxpr(lambda: f_vjp(jnp.ones(4)))()
+    only_w = spmd.make_jaxpr(
+        lambda: f_vjp.with_refs(spmd.ad.GradValue(), spmd.ad.DontWant())(jnp.ones(4))
+    )()
+    assert (str(both).count("dot_general"), str(only_w).count("dot_general")) == (2, 1)
+    # The placeholders are empty pytrees; with_refs wants one entry per argument.
+    assert spmd.tree_util.tree_leaves([spmd.ad.GradRef(), spmd.ad.DidntWant()]) == []
+    with pytest.raises(TypeError, match=r"with_refs: expected one entry per argument .*\(2\), "
+                                        r"got 1"):  # fmt: skip
+        f_vjp.with_refs(spmd.ad.GradValue())
+
+
+def test_with_refs_inside_a_scan_accumulates_every_step():
+    ws = jnp.ones((2, 3, 3))
+
+    def batch(ws, xs):
+        acc = spmd.new_ref(jnp.zeros_like(ws))
+
+        def step(_, x):
+            loss, f_vjp = spmd.vjp(lambda w: jnp.sum(x @ w[0] @ w[1]), ws)
+            f_vjp.with_refs(acc)(jnp.ones_like(loss))
+            return (), loss
+
+        spmd.lax.scan(step, (), xs)
+        return spmd.freeze(acc)
+
+    xs = jnp.ones((4, 2, 3))
+    want = spmd.grad(lambda w: sum(jnp.sum(x @ w[0] @ w[1]) for x in xs))(ws)
+    np.testing.assert_allclose(np.asarray(batch(ws, xs)), np.asarray(want), rtol=1e-6)
+
+
+def test_custom_vjp_fwd_rule_may_return_a_ref_argument():
+    @spmd.custom_vjp
+    def stash(ref, x):
+        return x
+
+    def bwd(ref, g):
+        ref[...] = g
+        return None, g
+
+    stash.defvjp(lambda ref, x: (x, ref), bwd)
+    ref = spmd.new_ref(0.0)
+    spmd.grad(lambda x, r: jnp.sin(stash(r, x)))(1.0, ref)
+    np.testing.assert_allclose(float(ref[...]), np.cos(1.0), rtol=1e-6)
+    spmd.jit(spmd.grad(lambda x, r: jnp.sin(stash(r, x))))(2.0, ref)
+    np.testing.assert_allclose(float(ref[...]), np.cos(2.0), rtol=1e-6)

@@ -137,7 +137,11 @@ def _inputs_first(linear: ad.LinearFunction, leaves: list) -> ad.LinearFunction:
     return out
 
 
-def _vjp_pullback(static: _VjpStatic, residuals: list, *cts: Any) -> tuple[Any, ...]:
+def _vjp_pullback(
+    static: _VjpStatic, residuals: list, *cts: Any, unwanted: Sequence[bool] = ()
+) -> tuple[Any, ...]:
+    """The arguments' cotangents for the results' ``cts`` (``unwanted``: one flag per argument
+    leaf whose cotangent is not computed; it comes back as None)."""
     ct = cts[0] if len(cts) == 1 else cts
     ct_leaves, ct_tree = tu.tree_flatten(ct)
     out_tree = static.out_tree
@@ -177,8 +181,13 @@ def _vjp_pullback(static: _VjpStatic, residuals: list, *cts: Any) -> tuple[Any, 
     linear.jaxpr = core.ClosedJaxpr(linear.jaxpr.jaxpr, list(residuals))
     n_out = len(static.out_avals)
     zeros = [Zero(a) for a in linear.out_avals[n_out:]]
-    ct_in = linear.transpose([_as_value(c) for c in ct_leaves] + zeros[: static.n_aux])
-    ct_in = [_instantiate_ct(c, a) for c, a in zip(ct_in, static.in_avals)]
+    ct_in = linear.transpose(
+        [_as_value(c) for c in ct_leaves] + zeros[: static.n_aux], unwanted=unwanted
+    )
+    ct_in = [
+        None if u else _instantiate_ct(c, a)
+        for c, a, u in zip(ct_in, static.in_avals, list(unwanted) or [False] * len(ct_in))
+    ]
     return tu.tree_unflatten(static.in_tree, ct_in)
 
 

@@ -19,6 +19,7 @@ from spmd._src.errors import UnexpectedTracerError
 from spmd._src.interpreters import ad, batching
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters.ad import Zero
+from spmd._src.lax import refs as lax_refs
 from spmd._src.lax import rules as lax_rules
 from spmd._src.lax.control_flow.common import types_of
 
@@ -225,8 +226,8 @@ def _as_operand(x: Any) -> Any:
 def _to_value(x: Any, dtype: Any = None) -> Any:
     """A rule's output as an array: Python scalars and NumPy values become concrete arrays
     (of ``dtype`` when given, else weakly typed as usual); arrays and tracers pass through."""
-    if isinstance(x, core.Tracer) or hasattr(x, "_value"):
-        return x
+    if isinstance(x, core.Tracer) or hasattr(x, "_value") or lax_refs.is_ref(x):
+        return x  # (a Ref a fwd rule returns names one the bwd rule shares with it)
     if dtype is not None:
         return core.make_concrete(np.asarray(x, dtype=dtype), False)
     aval = core.get_aval(x)

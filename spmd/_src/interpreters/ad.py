@@ -359,9 +359,12 @@ class LinearFunction:
         outs = iter(core.eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *live))
         return [Zero(a) if z else next(outs) for z, a in zip(self.out_zero, self.out_avals)]
 
-    def transpose(self, cts: Sequence[Any]) -> list[Any]:
+    def transpose(self, cts: Sequence[Any], unwanted: Sequence[bool] = ()) -> list[Any]:
+        """The inputs' cotangents for the outputs' ``cts``; those of the inputs ``unwanted``
+        marks are not computed (Zero), nor is any term only they would need."""
         live = [c for c, z in zip(cts, self.out_zero) if not z]
-        got = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, live))
+        dead = [u for u, keep in zip(unwanted, self.in_live) if keep] if any(unwanted) else None
+        got = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, live, dead=dead))
         return [
             as_type(next(got), reduction_states.cotangent_sharding(t)) if keep else Zero(a)
             for keep, a, t in zip(self.in_live, self.in_avals, self.in_types)
@@ -454,6 +457,7 @@ def backward_pass(
     cts_out: Sequence[Any],
     args: Sequence[Any] | None = None,
     cts_init: Sequence[Any] | None = None,
+    dead: Sequence[bool] | None = None,
 ) -> list[Any]:
     """Cotangents of ``jaxpr``'s linear invars given cotangents of its outvars.
 
@@ -462,6 +466,9 @@ def backward_pass(
     the linear invars are evaluated forward first (under the current trace); the linear ones
     are then transposed in reverse order. ``cts_init`` (one per invar, None for none) are
     cotangents the invars start from: each term is added to them where it is computed.
+    ``dead`` (one per invar) marks linear invars whose cotangent is not wanted: equations
+    reading no other linear value are neither evaluated nor transposed, and those invars'
+    cotangents are Zero (JAX's ``DontWant``).
     """
     primal_env: dict[int, Any] = {}
     if args is None:
@@ -481,9 +488,14 @@ def backward_pass(
             return core.literal_operand(a)
         return primal_env[id(a)]
 
+    unwanted = {id(v) for v, d in zip(jaxpr.invars, dead or ()) if d}
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(a) is Var and id(a) in linear for a in eqn.invars):
+        lin = [id(a) for a in eqn.invars if type(a) is Var and id(a) in linear]
+        if unwanted and lin and all(i in unwanted for i in lin):
+            unwanted.update(id(v) for v in eqn.outvars)  # only unwanted cotangents need it
+            linear.update(id(v) for v in eqn.outvars)
+        elif lin:
             linear_eqns.append(eqn)
             linear.update(id(v) for v in eqn.outvars)
         else:
@@ -496,7 +508,7 @@ def backward_pass(
     ct_env: dict[int, Any] = {}
 
     def write_ct(v, ct):
-        if type(v) is not Var or id(v) not in linear or ct is None:
+        if type(v) is not Var or id(v) not in linear or ct is None or id(v) in unwanted:
             return
         prev = ct_env.get(id(v))
         ct_env[id(v)] = ct if prev is None else add_maybe_zero(prev, ct)
