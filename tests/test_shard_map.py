@@ -508,6 +508,34 @@ def test_inferred_in_specs_under_jit_come_from_the_argument_types():
         assert float(spmd.jit(total)(jnp.ones((16, 4)))) == 256.0
 
 
+def test_print_in_an_eager_body_shows_each_devices_block():
+    # JAX 0.10.2 runs an eager shard_map body on every device's block: print(x) there shows
+    # each block with its device and mesh coordinates (the shard_map 201 page's cells). Under
+    # jit the body's values are tracers.
+    mesh = mesh_of((2, 2), ("i", "j"))
+    shown = []
+
+    @spmd.shard_map(mesh=mesh, in_specs=P("i", "j"), out_specs=P(None, "j"))
+    def f(x):
+        y = lax.psum(x, "i")
+        shown.append((str(x), repr(y)))
+        return y
+
+    f(np.arange(16).reshape(4, 4))
+    x_text, y_text = shown[0]
+    assert x_text == (
+        "On cpu:0 at mesh coordinates (i, j,) = (0, 0):\n[[0 1]\n [4 5]]\n\n"
+        "On cpu:1 at mesh coordinates (i, j,) = (0, 1):\n[[2 3]\n [6 7]]\n\n"
+        "On cpu:2 at mesh coordinates (i, j,) = (1, 0):\n[[ 8  9]\n [12 13]]\n\n"
+        "On cpu:3 at mesh coordinates (i, j,) = (1, 1):\n[[10 11]\n [14 15]]\n"
+    )
+    assert y_text.startswith("On cpu:0 at mesh coordinates (i, j,) = (0, 0):\n[[ 8 10]\n [16 18]]")
+    g = spmd.shard_map(lambda x: shown.append(str(x)) or x, mesh=mesh, in_specs=P("i"),
+                       out_specs=P("i"))  # fmt: skip
+    spmd.jit(g)(np.arange(4.0))
+    assert shown[-1] == "JitTracer(float32[2]{V:i})"
+
+
 def test_output_shardings():
     mesh = mesh_of((2, 4), ("x", "y"))
     f = spmd.shard_map(lambda b: (b, lax.psum(b, "x")), mesh=mesh, in_specs=P("x", "y"),

@@ -41,7 +41,7 @@ import numpy as np
 
 # The replication check and the reference loop live in their own modules; their public names are
 # re-exported here.
-from spmd._src import core, dispatch, shard_map_autodiff
+from spmd._src import core, dispatch, shard_map_autodiff, tracer_printing
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
@@ -61,7 +61,7 @@ from spmd._src.shard_map_check import (
     infer_vma,
     register_body_trace,
 )
-from spmd._src.shard_map_reference import shard_map_reference
+from spmd._src.shard_map_reference import block_text, shard_map_reference
 from spmd._src.sharding import NamedSharding, P, PartitionSpec, spec_axes
 from spmd._src.util import LRU, prod
 
@@ -531,19 +531,31 @@ def _trace_body(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs, p
         _check_spec(s, a.shape, "in_specs", p, mesh, manual, fun_name, a.dtype)
         pd_avals.append(ShapedArray(_device_shape(a.shape, s, sizes), a.dtype, a.weak_type))
     box = []
+    # An eager call (its arguments known): print(x) in the body shows each device's block.
+    eager = core.trace_ctx.trace is core.eval_trace and not _has_tracers(leaves)
+    body_traces = []
 
     def flat_fun(*flat):
         if check_vma:  # jax.typeof(x) in the body shows the axes x varies over
             checked = frozenset(manual) | parallel._vma_ctx.axes
             in_vmas = [_spec_vma(s, manual) for s in specs]
             register_body_trace(core.trace_ctx.trace, in_vmas, mesh.axis_names, checked)
+        if eager:
+            trace = core.trace_ctx.trace
+            tracer_printing.body_values[id(trace)] = block_text(trace, mesh, specs, leaves)
+            body_traces.append(id(trace))
         out = f(*tu.tree_unflatten(in_tree, flat))
         out_leaves, out_tree = tu.tree_flatten(out)
         box.append((out_tree, out))
         return out_leaves
 
-    with _BodyContext(mesh, manual, check_vma):
-        closed = pe.trace_to_jaxpr(flat_fun, pd_avals, pe.DebugInfo("shard_map", fun_name, paths))
+    try:
+        with _BodyContext(mesh, manual, check_vma):
+            debug = pe.DebugInfo("shard_map", fun_name, paths)
+            closed = pe.trace_to_jaxpr(flat_fun, pd_avals, debug)
+    finally:
+        for t in body_traces:
+            tracer_printing.body_values.pop(t, None)
     out_tree, out = box[0]
     dummy = tu.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
     if callable(out_specs):

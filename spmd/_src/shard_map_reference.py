@@ -14,7 +14,7 @@ code as in one process, so every process and device gets the bits one process wo
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,7 @@ from spmd._src.lax.control_flow.while_loop import masked_update
 from spmd._src.mesh import Mesh
 from spmd._src.shard_map_check import _call_jaxpr
 
-__all__ = ["Exchange", "ref_eval", "shard_map_reference"]
+__all__ = ["Exchange", "block_text", "ref_eval", "shard_map_reference"]
 
 
 class Exchange:
@@ -94,6 +94,32 @@ def shard_map_reference(params: dict, args: Sequence[Any]) -> list[np.ndarray]:
             out[idx] = block
         results.append(out)
     return results
+
+
+def block_text(trace: Any, mesh: Mesh, specs, args) -> Callable[[Any], str]:
+    """How a value of the body ``trace`` (traced for an eager call on the global ``args``,
+    split by ``specs``) prints: every device's block, computed by running the equations traced
+    so far device by device, as JAX's eager shard_map prints it (``On cpu:0 at mesh
+    coordinates (i,) = (0,):`` and the block, one paragraph a device)."""
+    sizes = dict(mesh.shape)
+    names = tuple(mesh.axis_names)
+    coords = [dict(zip(names, c)) for c in itertools.product(*(range(sizes[a]) for a in names))]
+    blocks = [[np.asarray(x)[_block_index(np.shape(x), s, sizes, c)] for x, s in zip(args, specs)]
+              for c in coords]  # fmt: skip
+
+    def text(t: Any) -> str:
+        j = core.Jaxpr(trace.constvars, trace.invars, [t._var], list(trace.eqns), None)
+        with np.errstate(all="ignore"):
+            outs = ref_eval(j, trace.constvals, blocks, coords, sizes)
+        header = "(" + ", ".join(names) + ",)"
+        parts = []
+        for c, o in zip(coords, outs):
+            where = tuple(c[a] for a in names)
+            device = mesh.devices[where]
+            parts.append(f"On {device} at mesh coordinates {header} = {where}:\n{o[0]}\n")
+        return "\n".join(parts)
+
+    return text
 
 
 def _block_index(shape, spec, sizes, coord) -> tuple:

@@ -7,14 +7,20 @@
 - under jvp: ``JVPTracer(primal=1.0, tangent=1.0)``; under grad / linearize, where the tangent
   is being staged, ``GradTracer(primal=1.0, typeof(tangent)=f32[])``.
 
-Other traces print ``Traced<f32[3]>with<TraceName>``.
+Other traces print ``Traced<f32[3]>with<TraceName>``. A value of a shard_map body traced for
+an eager call (arguments known) prints each device's block, as JAX's eager shard_map does:
+``body_values`` maps such a trace (by id) to the function that computes that text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from spmd._src import core
+
+# id(trace) -> text of a tracer of that trace (shard_map registers its eager body traces).
+body_values: dict[int, Callable[[core.Tracer], str]] = {}
 
 
 def _typeof(x: Any) -> str:
@@ -35,6 +41,9 @@ def tracer_repr(t: core.Tracer, typed: Any = None) -> str:
 
     shown = t if typed is None else typed
     if isinstance(t, pe.JaxprTracer):
+        values = body_values.get(id(t._trace))
+        if values is not None and typed is None:
+            return values(t)
         return f"JitTracer({_typeof(shown)})"
     if isinstance(t, batching.BatchTracer):
         return f"VmapTracer(aval={_typeof(shown)}, batched={_typeof(t.val)})"

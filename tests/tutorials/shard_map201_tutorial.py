@@ -4,8 +4,8 @@ one program.
 ``program(jax, rec)`` runs the cells in order with ``jax`` being JAX or spmd (8 CPU devices)
 and records what each prints or shows: arrays with their sharding, types (``jax.typeof``) and
 manual axis types, a jaxpr's text, the text ``visualize_array_sharding`` draws, error classes.
-Where a shard_map body prints a value, the program records its text (JAX prints each device's
-block, eagerly) and, in a cell of its own, its type and shape.
+Where a shard_map body prints a value, the program records its text (each device's block, in
+an eager call) and, in a cell of its own, its type and shape.
 
 Left out or shrunk: ``jax.config.update('jax_num_cpu_devices', 8)`` (the runner gives both
 backends 8 devices); the ``python`` blocks that are not run (the API signature, the reference
@@ -21,37 +21,14 @@ from functools import partial
 
 # The page relies on JAX 0.10's Explicit make_mesh default (spmd's is Auto: docs/DESIGN.md).
 SPMD_CONFIG = {"spmd_default_axis_types": "explicit"}
-_PRINT = (
-    "spmd traces an eager shard_map body once, with one tracer per argument: print(x) there "
-    "shows the tracer (JitTracer(float32[3]{V:i})), where JAX runs the body eagerly on every "
-    "device's block and prints each block with its device and mesh coordinates. The cell "
-    "beside it records the type and shape, which agree"
-)
-_PRINTED = [
-    "vary.split.print",
-    "vary.replicated.print",
-    "vary.psum.print",
-    "psum.before",
-    "psum.after",
-    "psum.2d.i.before",
-    "psum.2d.i.after",
-    "psum.2d.ij.before",
-    "psum.2d.ij.after",
-    "all_gather.tiled.before",
-    "all_gather.tiled.after",
-    "all_gather.untiled.after",
-    "psum_scatter.after",
-    "ppermute.after",
-    "ppermute.ring.after",
-    "all_to_all.after",
-]
 # cell -> (what spmd records, None for any value unlike JAX's; why it differs from JAX 0.10.2).
-KNOWN: dict[str, tuple[object, str]] = {cell: (None, _PRINT) for cell in _PRINTED}
-KNOWN["manual_types.inside"] = (
-    ["float32[4]{V:i}", "float32[4]", "float32[]", "float32[4]"],
-    "spmd's shard_map has no unreduced or reduced manual values yet (as the sharding_ad301 "
-    "program lists): in_specs P(unreduced={'i'}) and P(reduced={'i'}) give invarying blocks",
-)
+KNOWN: dict[str, tuple[object, str]] = {
+    "manual_types.inside": (
+        ["float32[4]{V:i}", "float32[4]", "float32[]", "float32[4]"],
+        "spmd's shard_map has no unreduced or reduced manual values yet (as the sharding_ad301 "
+        "program lists): in_specs P(unreduced={'i'}) and P(reduced={'i'}) give invarying blocks",
+    ),
+}
 
 
 def program(jax, rec) -> None:  # noqa: PLR0915 -- one page, cell after cell
