@@ -154,3 +154,25 @@ def test_unreduced_accumulator_in_a_scan(mesh):
     assert str(spmd.typeof(out)) == "float32[3,4,4]"
     ref = spmd.jit(spmd.grad(_loss3))(spmd.reshard(ws, P()), xs[0])
     np.testing.assert_allclose(np.asarray(out), np.asarray(ws) - 0.05 * np.asarray(ref), 1e-6)
+
+
+def test_shard_map_with_unreduced_out_specs_sums_the_partial_sums(mesh):
+    a, b = _ab()
+
+    @spmd.shard_map(in_specs=(P(None, "X"), P("X", None)),
+                    out_specs=P(None, None, unreduced={"X"}))  # fmt: skip
+    def partial_matmul(a, b):
+        return spmd.lax.pcast(a @ b, "X", to="unreduced")
+
+    c = partial_matmul(a, b)
+    assert str(spmd.typeof(c)) == "float32[2,2]{U:X}"
+    want = np.arange(4.0).reshape(2, 2) @ np.arange(4.0, 8.0).reshape(2, 2)
+    np.testing.assert_array_equal(np.asarray(spmd.reshard(c, P())), want)
+
+    def loss(a, b):
+        return jnp.sum(spmd.reshard(partial_matmul(a, b), P(None, None)))
+
+    ga, gb = spmd.jit(spmd.grad(loss, argnums=(0, 1)))(a, b)
+    assert [str(spmd.typeof(g)) for g in (ga, gb)] == ["float32[2,2@X]", "float32[2@X,2]"]
+    np.testing.assert_array_equal(np.asarray(ga), [[9.0, 13.0], [9.0, 13.0]])
+    np.testing.assert_array_equal(np.asarray(gb), [[2.0, 2.0], [4.0, 4.0]])

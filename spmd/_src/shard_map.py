@@ -41,7 +41,7 @@ import numpy as np
 
 # The replication check and the reference loop live in their own modules; their public names are
 # re-exported here.
-from spmd._src import core, dispatch, shard_map_autodiff, tracer_printing
+from spmd._src import core, dispatch, shard_map_autodiff, shard_map_unreduced, tracer_printing
 from spmd._src import tree_util as tu
 from spmd._src.array import Array
 from spmd._src.config import config
@@ -841,6 +841,8 @@ def shard_map(
         raise TypeError(f"shard_map: expected a function as the first argument, got {f!r}")
 
     fast: dict = {}
+    # Unreduced out_specs: the body's values are summed at the boundary, then typed {U:X}.
+    body, body_out_specs, retag = shard_map_unreduced.split(f, out_specs)
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
@@ -849,7 +851,10 @@ def shard_map(
                 f"shard_map applied to the function '{_fun_name(f)}' got keyword arguments "
                 f"{sorted(kwargs)}; pass arguments positionally (in_specs match them)."
             )
-        return _shard_map_call(f, mesh, in_specs, out_specs, axis_names, check_vma, args, fast)
+        outs = _shard_map_call(
+            body, mesh, in_specs, body_out_specs, axis_names, check_vma, args, fast
+        )
+        return outs if retag is None else retag(outs, mesh if mesh is not None else get_mesh())
 
     return wrapped
 
