@@ -126,3 +126,11 @@ def test_custom_vjp_fwd_rule_may_return_a_ref_argument():
     np.testing.assert_allclose(float(ref[...]), np.cos(1.0), rtol=1e-6)
     spmd.jit(spmd.grad(lambda x, r: jnp.sin(stash(r, x))))(2.0, ref)
     np.testing.assert_allclose(float(ref[...]), np.cos(2.0), rtol=1e-6)
+
+
+def test_aux_leaves_that_are_not_traced_come_back_as_they_are():
+    _, _, aux = spmd.vjp(lambda a: (a * a, {"s": "x", "n": 3, "a": a}), 2.0, has_aux=True)
+    assert aux["s"] == "x" and aux["n"] == 3 and float(aux["a"]) == 2.0
+    g, aux = spmd.grad(lambda a: (a * a, "x"), has_aux=True)(2.0)
+    assert float(g) == 4.0 and aux == "x"
+    assert spmd.linearize(lambda a: (a * a, "x"), 2.0, has_aux=True)[2] == "x"

@@ -91,14 +91,23 @@ def _linearize(fun: Callable, primals: tuple, has_aux: bool, who: str):
                     f"pair (output, aux), got {type(out).__name__}"
                 )
             out, aux = out
-            aux_leaves, box["aux_tree"] = tu.tree_flatten(aux)
+            aux_all, box["aux_tree"] = tu.tree_flatten(aux)
+            # Traced aux leaves leave the trace as outputs; the others (a string, a Python
+            # number) come back as they are, as JAX's do.
+            traced = [isinstance(x, core.Tracer) for x in aux_all]
+            box["aux_static"] = [None if t else x for x, t in zip(aux_all, traced)]
+            aux_leaves = [x for x, t in zip(aux_all, traced) if t]
         out_leaves, box["out_tree"] = tu.tree_flatten(out)
         box["n_out"] = len(out_leaves)
         return out_leaves + aux_leaves
 
     outs, linear = ad.linearize_flat(flat_fun, leaves)
     n_out = box["n_out"]
-    aux = tu.tree_unflatten(box["aux_tree"], outs[n_out:]) if has_aux else None
+    aux = None
+    if has_aux:
+        got = iter(outs[n_out:])
+        leaves_aux = [next(got) if x is None else x for x in box["aux_static"]]
+        aux = tu.tree_unflatten(box["aux_tree"], leaves_aux)
     return leaves, in_tree, outs[:n_out], box["out_tree"], aux, linear
 
 
