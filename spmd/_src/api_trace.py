@@ -60,7 +60,8 @@ def make_jaxpr(
             out = fun(*full, **kw)
             out_leaves, out_tree = tu.tree_flatten(out)
             _refs.check_results(out_leaves, flat, paths, _fun_name(fun), "make_jaxpr")
-            out_tree_box.append((out_tree, out))
+            if return_shape:  # (only then: a vjp function's tree holds the trace's tracers,
+                out_tree_box.append(out_tree)  # which must die with it: leak_check)
             return out_leaves
 
         env = tuple(axis_env or ())
@@ -73,7 +74,7 @@ def make_jaxpr(
             core.trace_ctx.axis_env = prev
         _check_explicit(closed, leaves)
         if return_shape:
-            out_tree, _ = out_tree_box[0]
+            out_tree = out_tree_box[0]
             shapes = [_out_shape(a) for a in closed.out_avals]
             return closed, tu.tree_unflatten(out_tree, shapes)
         return closed

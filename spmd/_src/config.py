@@ -315,6 +315,8 @@ class State:
         return config.read(self.name)
 
     def __call__(self, new_val: Any = _NO_DEFAULT) -> _StateContext:
+        if new_val is _NO_DEFAULT and self.is_bool:
+            new_val = True  # JAX's bool options: ``with jax.check_tracer_leaks():`` turns it on
         if new_val is _NO_DEFAULT:
             raise TypeError(
                 f"Context manager for {self.short} config option requires an argument "
@@ -371,6 +373,13 @@ config.define(
     _env_bool("JAX_LOG_COMPILES", False),
     _is_bool,
     "Log a line (logger 'spmd', WARNING) each time jit traces and compiles a function.",
+)
+config.define(
+    "jax_check_tracer_leaks",
+    _env_bool("JAX_CHECK_TRACER_LEAKS", False),
+    _is_bool,
+    "Raise when a tracer outlives the trace that made it (jit, make_jaxpr, control-flow "
+    "bodies): spmd._src.leak_check. Slow (a garbage collection per trace): for debugging.",
 )
 config.define(
     "jax_explain_cache_misses",
@@ -442,7 +451,6 @@ def _refuse_other_than(name: str, accepted: tuple, what: str) -> Callable[[Any],
 
 
 for _name, _accepted, _what in [
-    ("jax_check_tracer_leaks", (False,), "tracer leak checking"),
     ("jax_debug_key_reuse", (False,), "PRNG key reuse checking"),
     ("jax_enable_custom_prng", (False,), "custom PRNG implementations"),
     ("jax_no_execution", (False,), "refusing execution"),
@@ -531,7 +539,7 @@ transfer_guard_device_to_host = State("jax_transfer_guard_device_to_host")
 
 @contextlib.contextmanager
 def checking_leaks() -> Iterator[None]:
-    """Check for leaked tracers inside the block: not implemented in spmd (raises)."""
+    """Check for leaked tracers inside the block (``jax_check_tracer_leaks``)."""
     with check_tracer_leaks(True):
         yield
 

@@ -546,7 +546,7 @@ def _trace_body(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs, p
             body_traces.append(id(trace))
         out = f(*tu.tree_unflatten(in_tree, flat))
         out_leaves, out_tree = tu.tree_flatten(out)
-        box.append((out_tree, out))
+        box.append(out_tree)  # (not ``out``: its tracers die with the trace, leak_check)
         return out_leaves
 
     try:
@@ -556,7 +556,7 @@ def _trace_body(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs, p
     finally:
         for t in body_traces:
             tracer_printing.body_values.pop(t, None)
-    out_tree, out = box[0]
+    out_tree = box[0]
     dummy = tu.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
     if callable(out_specs):
         # The caller (pmap) builds the specs from the output tree.

@@ -76,6 +76,21 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     # Beyond the page: a rank-2 input takes the other branch.
     rec("captures.rank2", jax.jit(log2_if_rank_2)(jnp.array([[1.0, 2.0], [4.0, 8.0]])))
 
+    # Beyond the page: what it names for impure functions, jax.check_tracer_leaks.
+    leaked = []
+
+    def impure(x):
+        leaked.append(x)  # a side effect keeps the tracer
+        return x + 1
+
+    def leaky():
+        with jax.check_tracer_leaks():
+            return jax.jit(impure)(1.0)
+
+    note("check_tracer_leaks", leaky)
+    note("check_tracer_leaks.off", lambda: jax.jit(impure)(1.0))
+    note("check_tracer_leaks.pure", lambda: jax.check_tracer_leaks()(jax.jit(jnp.sin))(0.0))
+
     # -- Why can't we just jit everything?
     def f(x):
         if x > 0:
@@ -178,6 +193,27 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     finally:
         jax.config.update("jax_explain_cache_misses", False)
         logging.getLogger().removeHandler(log)
+
+    # Beyond the page: jax_log_compiles (a line per compilation: the function named in each)
+    # and jax.clear_caches (the next call traces again).
+    log = _Log()
+    logging.getLogger().addHandler(log)
+    try:
+        jax.config.update("jax_log_compiles", True)
+        traces.clear()
+        counted = jax.jit(unjitted_loop_body)
+        counted(jnp.arange(3))
+        counted(jnp.arange(3))
+        counted(jnp.arange(3.0))
+        mine = [m for m in log.messages if "jit(unjitted_loop_body)" in m]
+        rec("log_compiles", [m.split(" with ")[0] for m in mine if m.startswith("Compiling")])
+    finally:
+        jax.config.update("jax_log_compiles", False)
+        logging.getLogger().removeHandler(log)
+    counted(jnp.arange(3))
+    jax.clear_caches()
+    counted(jnp.arange(3))
+    rec("clear_caches.traces", len(traces))
 
     # -- Using jit with methods
     class CustomClass:

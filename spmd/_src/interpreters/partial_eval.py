@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from spmd._src import core, memory_spaces, source_info
+from spmd._src import core, leak_check, memory_spaces, source_info
+from spmd._src.config import config
 from spmd._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Tracer, Var
 from spmd._src.interpreters import sharding_rules
 
@@ -224,7 +225,12 @@ def trace_to_jaxpr(
     args = [trace.new_arg(a, s) for a, s in zip(in_avals, shs)]
     with core.set_current_trace(trace):
         outs = fun(*args)
-    return trace.to_jaxpr(outs)
+    closed = trace.to_jaxpr(outs)
+    if config.jax_check_tracer_leaks:
+        del args, outs  # (the trace's own references to its tracers)
+        d = debug_info
+        leak_check.check(trace, closed, d and d.func_name, d and d.traced_for)
+    return closed
 
 
 def convert_constvars_jaxpr(closed: ClosedJaxpr) -> tuple[Jaxpr, list[Any]]:
