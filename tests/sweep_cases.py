@@ -1505,6 +1505,99 @@ for _s in [(4, 4), (2, 3, 3)]:
                         (_lin_gen(_s, "schur"),), lambda x: x, "float32", LOOSE,
                         native=True))  # fmt: skip
 
+# spmd._src.lax.linalg_more (the rest of jax.lax.linalg), against float64 NumPy written from
+# the definitions: explicit Householder matrices, dense solves, Lanczos from e1 for the
+# tridiagonal form (unique up to the signs of the off-diagonal, compared in absolute value).
+from spmd._src.lax import linalg_more as _lm  # noqa: E402
+
+
+def _reflectors(a, taus, m):
+    q = np.eye(m)
+    for i in range(taus.shape[-1]):
+        v = np.concatenate([np.zeros(i), [1.0], a[i + 1 :, i]])
+        q = q @ (np.eye(m) - taus[i] * np.outer(v, v))
+    return q
+
+
+def _lanczos(x):
+    n = x.shape[-1]
+    a = np.tril(x) + np.tril(x, -1).T
+    d, e, q, q_prev, beta = np.zeros(n), np.zeros(n - 1), np.eye(n)[0], np.zeros(n), 0.0
+    for k in range(n):
+        w = a @ q - beta * q_prev
+        d[k] = q @ w
+        w -= d[k] * q
+        if k < n - 1:
+            beta = e[k] = np.linalg.norm(w)
+            q_prev, q = q, w / beta
+    return np.concatenate([d, e])
+
+
+def _tri_de(x):
+    _, d, e, _ = _lm.tridiagonal(x)
+    return lax.concatenate([d, lax.abs(e)], x.ndim - 2)
+
+
+def _tds_dense(dl, d, du):
+    return np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+
+
+for _s in [(4, 4), (2, 3, 3)]:
+    _a = _lin_gen(_s, "ts") + 4 * np.eye(_s[-1], dtype=np.float32)
+    _b = _lin_gen((*_s[:-1], 2), "tsb")
+    add("triangular_solve", Config(
+        f"float32{_s} left lower", lambda a, b: _lm.triangular_solve(a, b, left_side=True,
+                                                                     lower=True),
+        (_a, _b), lambda a, b: np.linalg.solve(np.tril(a), b), "float32", LOOSE))  # fmt: skip
+    add("tridiagonal_solve", Config(
+        f"float32{_s[:-1]}", _lm.tridiagonal_solve,
+        (_lin_gen(_s[:-1], "dl"), _a[..., 0] + 3, _lin_gen(_s[:-1], "du"), _b),
+        lambda dl, d, du, b: np.stack([np.linalg.solve(_tds_dense(dl[i], d[i], du[i]), b[i])
+                                       for i in np.ndindex(*d.shape[:-1])]).reshape(b.shape),
+        "float32", LOOSE))  # fmt: skip
+    _t = (np.abs(_lin_gen(_s[:-1], "tau")) % 1.5).astype(np.float32)
+    add("householder_product", Config(
+        f"float32{_s}", _lm.householder_product, (_lin_gen(_s, "hp"), _t),
+        lambda a, t: np.stack([_reflectors(a[i], t[i], a.shape[-2])[:, : a.shape[-1]]
+                               for i in np.ndindex(*a.shape[:-2])]).reshape(a.shape),
+        "float32", LOOSE))  # fmt: skip
+    add("ormqr", Config(
+        f"float32{_s} transpose", lambda a, t, c: _lm.ormqr(a, t, c, transpose=True),
+        (_lin_gen(_s, "om"), _t, _b),
+        lambda a, t, c: np.stack([_reflectors(a[i], t[i], a.shape[-2]).T @ c[i]
+                                  for i in np.ndindex(*a.shape[:-2])]).reshape(c.shape),
+        "float32", LOOSE))  # fmt: skip
+    add("tridiagonal", Config(
+        f"float32{_s} d |e|",
+        _tri_de,
+        (_lin_gen(_s, "tri"),),
+        lambda x: np.stack([_lanczos(x[i]) for i in np.ndindex(*x.shape[:-2])]).reshape(
+            *x.shape[:-2], 2 * x.shape[-1] - 1),
+        "float32", LOOSE))  # fmt: skip
+for _s in [(3, 4), (2, 2, 3)]:
+    add("symmetric_product", Config(
+        f"float32{_s}", lambda a, c: _lm.symmetric_product(a, c, alpha=2.0, beta=0.5),
+        (_lin_gen(_s, "sp"), _lin_gen((*_s[:-1], _s[-2]), "spc")),
+        lambda a, c: 2 * a @ np.swapaxes(a, -1, -2) + 0.5 * c, "float32", LOOSE))  # fmt: skip
+_piv = np.array([[2, 2, 3, 3], [1, 3, 2, 4]], np.int32)
+
+
+def _perm_ref(piv, size=5):
+    out = np.broadcast_to(np.arange(size, dtype=np.int32), (*piv.shape[:-1], size)).copy()
+    for i in np.ndindex(*piv.shape[:-1]):
+        for j, p in enumerate(piv[i]):
+            out[i][[j, p]] = out[i][[p, j]]
+    return out
+
+
+add("lu_pivots_to_permutation", Config(
+    "int32(2, 4) size 5", lambda p: _lm.lu_pivots_to_permutation(p, 5), (_piv,), _perm_ref,
+    "int32"))  # fmt: skip
+_r = np.triu(_lin_gen((4, 4), "cu")) * 0.3 + 3 * np.eye(4, dtype=np.float32)
+add("cholesky_update", Config(
+    "float32(4, 4)", _lm.cholesky_update, (_r, _lin_gen((4,), "cuw")),
+    lambda r, w: np.linalg.cholesky(r.T @ r + np.outer(w, w)).T, "float32", LOOSE))  # fmt: skip
+
 # ---------------------------------------------------------------------------------------------
 # Control flow (spmd._src.lax.control_flow): cond (also through switch), scan, while. The
 # bodies use exact operations (max, add on grid values) so results equal the NumPy loops.

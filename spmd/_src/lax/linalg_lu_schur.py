@@ -28,6 +28,7 @@ from spmd._src.lax.linalg import (
     _mT,
     solve,
 )
+from spmd._src.lax.padding import pad
 from spmd._src.lax.shape import broadcast_in_dim, concatenate, iota, slice_in_dim
 
 # ---------------------------------------------------------------------------------------------
@@ -159,18 +160,32 @@ ad.primitive_jvps[lu_p] = _lu_jvp
 
 def hessenberg(x):
     """Upper Hessenberg form ``x = Q @ H @ Q^H`` of (a batch of) square matrices, by Householder
-    reflections with LAPACK's conventions (gehrd): returns ``(H, Q)``, ``H`` with zeros below
-    the first subdiagonal."""
+    reflections with LAPACK's conventions (gehrd, then orghr for ``Q``): returns ``(H, Q)``,
+    ``H`` with zeros below the first subdiagonal."""
+    from spmd._src.lax.linalg_more import householder_product
+
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(
             f"hessenberg: argument must be a batch of square matrices, got shape {x.shape}."
         )
-    h, q = hessenberg_p.bind(x)
-    return h, q
+    packed, taus = hessenberg_p.bind(x)
+    n = x.shape[-1]
+    h = ew.mul(packed, _const(np.triu(np.ones((n, n)), -1), packed))
+    if n <= 1:
+        return h, _const(np.eye(n), x)
+    # Q = diag(1, Q'), Q' the product of the reflectors stored below the sub-diagonal.
+    vecs = slice_in_dim(slice_in_dim(packed, 1, n, axis=x.ndim - 2), 0, n - 1, axis=x.ndim - 1)
+    inner = householder_product(vecs, taus)
+    zero = core.make_concrete(np.asarray(0, x.dtype), False)
+    q = pad(inner, zero, [(0, 0, 0)] * (x.ndim - 2) + [(1, 0, 0), (1, 0, 0)])
+    corner = np.zeros((n, n))
+    corner[0, 0] = 1
+    return h, ew.add(q, _const(corner, q))
 
 
-def _two_same(x):
-    return [core.ShapedArray(x.shape, x.dtype), core.ShapedArray(x.shape, x.dtype)]
+def _gehrd_abstract(x):
+    k = max(x.shape[-1] - 1, 0)
+    return [core.ShapedArray(x.shape, x.dtype), core.ShapedArray((*x.shape[:-2], k), x.dtype)]
 
 
 def _householder(x: np.ndarray):
@@ -190,12 +205,16 @@ def _householder(x: np.ndarray):
 
 
 def _hessenberg_one(a: np.ndarray):
+    """gehrd: the reduced matrix with the reflectors' vectors below its sub-diagonal, and
+    their taus."""
     h = a.copy()
     n = a.shape[0]
-    q = np.eye(n, dtype=a.dtype)
+    taus = np.zeros(max(n - 1, 0), a.dtype)
+    vecs = np.zeros_like(a)  # kept apart: the later reflections would overwrite them in h
     # n - 1 reflectors: the last (of length 1) makes a complex last subdiagonal entry real.
     for j in range(n - 1):
         v, tau, beta = _householder(h[j + 1 :, j])
+        taus[j] = tau
         if tau == 0:
             continue
         vv = np.outer(v, v.conj())
@@ -204,19 +223,19 @@ def _hessenberg_one(a: np.ndarray):
         h[:, j + 1 :] -= tau * (h[:, j + 1 :] @ vv)
         h[j + 2 :, j] = 0
         h[j + 1, j] = beta
-        q[:, j + 1 :] -= tau * (q[:, j + 1 :] @ vv)
-    return h, q
+        vecs[j + 2 :, j] = v[1:]
+    return h + vecs, taus
 
 
 def _hessenberg_impl(x):
     c = _compute(x)
-    h, q = np.empty_like(c), np.empty_like(c)
+    h, taus = np.empty_like(c), np.empty((*c.shape[:-2], max(c.shape[-1] - 1, 0)), c.dtype)
     for idx in np.ndindex(*c.shape[:-2]):
-        h[idx], q[idx] = _hessenberg_one(c[idx])
-    return [h.astype(x.dtype), q.astype(x.dtype)]
+        h[idx], taus[idx] = _hessenberg_one(c[idx])
+    return [h.astype(x.dtype), taus.astype(x.dtype)]
 
 
-hessenberg_p = _linalg_primitive("hessenberg", _hessenberg_impl, _two_same, True)
+hessenberg_p = _linalg_primitive("hessenberg", _hessenberg_impl, _gehrd_abstract, True)
 
 
 # ---------------------------------------------------------------------------------------------
