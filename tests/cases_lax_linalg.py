@@ -69,6 +69,11 @@ case("ts_err_square", _ts(left_side=True), grid((3, 4)), B42, error="ValueError"
 case("ts_err_shapes", _ts(), A4, B42, error="ValueError", match="triangular_solve.*(4, 2)")
 case("ts_err_dtype", _ts(left_side=True), A4.astype(np.int32), B42, error="TypeError",
      match="triangular_solve.*int32")  # fmt: skip
+case("ts_err_dtypes", _ts(left_side=True), A4, B42.astype(np.float64), x64=True,
+     error="TypeError", match="triangular_solve.*float32.*float64")  # fmt: skip
+case("tds_err_dtypes", lambda jnp, lax: lax.linalg.tridiagonal_solve, np.ones(3, np.float32),
+     np.ones(3) * 4, np.ones(3), np.ones((3, 1)), x64=True, error="TypeError",
+     match="tridiagonal_solve.*float32")  # fmt: skip
 case("ts_err_batch", _ts(), grid((2, 2)), grid((3, 2, 2)), error="TypeError",
      match="triangular_solve.*(3, 2, 2)")  # fmt: skip
 
@@ -111,6 +116,8 @@ case("hp_err_taus", _hp, V53, np.ones(4, np.float32), error="ValueError",
      match="householder_product.*(4,)")  # fmt: skip
 case("hp_err_wide", _hp, V53.T, T3, error="ValueError", match="householder_product.*(3, 5)")
 case("hp_err_rank", _hp, T3, T3, error="TypeError", match="householder_product.*(3,)")
+case("hp_err_batch", _hp, V53, np.ones((2, 2), np.float32), error="TypeError",
+     match="householder_product.*(2, 2)")  # fmt: skip
 
 
 def _ormqr(**kw):

@@ -48,7 +48,9 @@ def test_grad(case, mode):
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES if c.error])
-def test_errors(case):
+def test_errors(case, request):
+    if case.x64:
+        request.getfixturevalue("x64")
     assert_raises_like_jax(case, GOLDEN[case.name], "eager", jnp, lax)
 
 

@@ -327,6 +327,11 @@ def householder_product(a, taus):
         _check_dtype("householder_product", pos, x)
     _check_rank("householder_product", 0, a, 2)
     _check_rank("householder_product", 1, taus, 1)
+    if taus.ndim - 1 != a.ndim - 2:
+        raise TypeError(
+            f"householder_product: a and taus must have the same number of batch dimensions, "
+            f"got a.shape={a.shape} and taus.shape={taus.shape}."
+        )
     m, n = a.shape[-2:]
     if m < n:
         raise ValueError(f"householder_product: a must have m >= n, got shape {a.shape}.")
