@@ -511,3 +511,88 @@ def test_itemsize_bits_and_scalar_type_of():
         d.itemsize_bits(spmd.random.key(0).dtype)
     assert d.scalar_type_of(1.0) is float and d.scalar_type_of(jnp.int8(1)) is int
     assert d.scalar_type_of(np.uint32(1)) is int and d.scalar_type_of(True) is bool
+
+
+# --- the warning that a requested 64-bit dtype is truncated (x64 off) ---------------------------
+
+
+def _truncation_warnings(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [w for w in caught if "64-bit dtypes are disabled" in str(w.message)]
+
+
+def _requests():
+    import spmd
+    import spmd.numpy as jnp
+
+    lax, random, f64 = spmd.lax, spmd.random, np.float64
+    one = jnp.ones(2)
+    return {
+        "zeros": lambda: jnp.zeros(2, f64),
+        "array": lambda: jnp.array([1.0], "float64"),
+        "asarray": lambda: jnp.asarray([1], jnp.int64),
+        "astype": lambda: one.astype(f64),
+        "arange": lambda: jnp.arange(3, dtype=f64),
+        "linspace": lambda: jnp.linspace(0, 1, 3, dtype=f64),
+        "eye": lambda: jnp.eye(2, dtype=f64),
+        "full_like": lambda: jnp.full_like(one, 1, np.complex128),
+        "sum": lambda: jnp.sum(one, dtype=f64),
+        "mean": lambda: jnp.mean(one, dtype=f64),
+        "var": lambda: jnp.var(one, dtype=f64),
+        "cumsum": lambda: jnp.cumsum(one, dtype=f64),
+        "float64(3)": lambda: jnp.float64(3),
+        "normal": lambda: random.normal(random.key(0), (2,), f64),
+        "randint": lambda: random.randint(random.key(0), (2,), 0, 3, np.int64),
+        "bits": lambda: random.bits(random.key(0), (2,), np.uint64),
+        "convert_element_type": lambda: lax.convert_element_type(one, f64),
+        "lax.full": lambda: lax.full((2,), 1.0, f64),
+        "lax.full_like": lambda: lax.full_like(one, 1.0, f64),
+        "broadcasted_iota": lambda: lax.broadcasted_iota(np.int64, (2,), 0),
+        "dot": lambda: jnp.dot(one, one, preferred_element_type=f64),
+        "jit": lambda: spmd.jit(lambda v: v.astype(f64))(one),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_requests()))
+def test_requested_64bit_dtype_warns_once_naming_it(name):
+    # JAX 0.10.2 warns (UserWarning) for each of these: the result is silently 32-bit otherwise.
+    caught = _truncation_warnings(_requests()[name])
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    assert caught[0].category is UserWarning
+    message = str(caught[0].message)
+    assert "was requested" in message and "truncated to" in message and "jax_enable_x64" in message
+    assert caught[0].filename == __file__  # the user's line, however deep the check ran
+
+
+def test_truncation_warning_names_the_function():
+    import spmd.numpy as jnp
+
+    (w,) = _truncation_warnings(lambda: jnp.zeros(2, np.int64))
+    assert str(w.message).startswith("zeros: dtype int64 ") and "int32" in str(w.message)
+
+
+def test_no_truncation_warning_without_a_64bit_request():
+    import spmd
+    import spmd.numpy as jnp
+
+    quiet = [
+        lambda: jnp.zeros(2, float),  # Python's float and int name the default, not a width
+        lambda: jnp.array([1, 2], dtype=int),
+        lambda: jnp.ones(2, complex),
+        lambda: jnp.zeros(2, np.float32),
+        lambda: jnp.asarray(np.ones(2)),  # a NumPy float64 input is no request
+        lambda: spmd.lax.full_like(np.ones(2), 0.0),  # its dtype is the input's, canonicalized
+        lambda: jnp.var(np.ones(3)),
+    ]
+    for fn in quiet:
+        assert _truncation_warnings(fn) == []
+
+
+def test_no_truncation_warning_with_x64():
+    import spmd.numpy as jnp
+
+    config.update("jax_enable_x64", True)
+    assert _truncation_warnings(lambda: jnp.zeros(2, np.float64)) == []
+    assert jnp.zeros(2, np.float64).dtype == np.float64

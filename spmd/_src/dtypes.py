@@ -24,6 +24,9 @@ dtype('int16')
 from __future__ import annotations
 
 import functools
+import os
+import sys
+import warnings
 from typing import Any
 
 import ml_dtypes
@@ -196,6 +199,47 @@ def canonicalize_dtype(dtype: Any) -> np.dtype:
 def _canonicalize_cached(dtype: Any, x64: bool) -> np.dtype:
     dt = np.dtype(dtype)
     return dt if x64 else _TO_32.get(dt, dt)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` naming the innermost frame outside spmd: the line a warning is about
+    sits in the user's code, however deep in spmd the check ran."""
+    level, frame = 1, sys._getframe(2)  # 2: the caller of the function that warns
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level, frame = level + 1, frame.f_back
+    return level + 1
+
+
+def check_user_dtype_supported(requested: Any, fn: str | None = None) -> None:
+    """Warn (UserWarning) that a dtype a user asked for is truncated: with x64 off a 64-bit
+    dtype becomes its 32-bit counterpart. Python's ``int``, ``float`` and ``complex`` ask for
+    the default of their kind, not for a width, so they never warn.
+
+    >>> check_user_dtype_supported(np.float64, "zeros")  # doctest: +SKIP
+    UserWarning: zeros: dtype float64 was requested, but 64-bit dtypes are disabled, so it is
+    truncated to float32. ...
+    """
+    # (`is`, not `in`: np.dtype("float64") == float)
+    if requested is None or any(requested is t for t in _PY_SCALAR_TYPES):
+        return
+    if type(requested) is not np.dtype:  # (most calls pass a dtype: on the hot path, no call)
+        try:
+            requested = np.dtype(requested)
+        except (TypeError, ValueError):  # not a dtype: the caller's own check reports it
+            return
+    to = _TO_32.get(requested)
+    if to is not None and not _x64():
+        warnings.warn(
+            f"{fn + ': ' if fn else ''}dtype {requested.name} was requested, but 64-bit dtypes are "
+            f"disabled, so it is truncated to {to.name}. Enable them with "
+            "jax.config.update('jax_enable_x64', True) or the JAX_ENABLE_X64=1 environment "
+            "variable.",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )
 
 
 # --- the dtype of a value ----------------------------------------------------------------------

@@ -83,6 +83,7 @@ def _shape_arg(shape: Any, name: str) -> tuple[int, ...]:
 
 
 def _dtype_arg(dtype: Any, default: Any) -> np.dtype:
+    dtypes.check_user_dtype_supported(dtype)
     return dtypes.canonicalize_dtype(dtypes.dtype(default if dtype is None else dtype))
 
 

@@ -119,6 +119,7 @@ def canonicalize_precision(precision: Any, fn: str = "dot_general") -> Any:
 def canonicalize_preferred(preferred_element_type: Any) -> np.dtype | None:
     if preferred_element_type is None:
         return None
+    dtypes.check_user_dtype_supported(preferred_element_type, "preferred_element_type")
     return dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type))
 
 

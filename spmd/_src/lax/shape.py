@@ -855,6 +855,7 @@ def iota(dtype, size: int, *, sharding=None):
 
 def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_sharding=None):
     """An array of ``shape`` whose values count along ``dimension``."""
+    dtypes.check_user_dtype_supported(dtype, "broadcasted_iota")
     return iota_p.bind(
         dtype=dtypes.canonicalize_dtype(dtype),
         shape=_ints(shape),
@@ -893,6 +894,7 @@ sharding_rules.sharding_params[iota_p] = "sharding"
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``; placed
     on ``sharding``, or else like ``x`` (``placing.like_sharding``)."""
+    dtypes.check_user_dtype_supported(dtype, "full_like")
     out = _full_like(x, fill_value, dtype, shape)
     if sharding is not None:
         return place(out, sharding)
@@ -915,7 +917,7 @@ def _full_like(x, fill_value, dtype, shape):
             with np.errstate(all="ignore"):
                 fill = core.make_concrete(np.asarray(fill_value).astype(dt), True)
         return broadcast_in_dim(fill, _ints(shape), ())
-    out = full(shape, fill_value, dt)
+    out = _full(shape, fill_value, dt)  # (not full: its dtype is no user's request)
     if weak:
         from spmd._src.lax.elementwise.conversion import convert_element_type
 
@@ -926,6 +928,7 @@ def _full_like(x, fill_value, dtype, shape):
 def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar); placed on ``sharding``
     when given."""
+    dtypes.check_user_dtype_supported(dtype, "full")
     out = _full(shape, fill_value, dtype)
     return out if sharding is None else place(out, sharding)
 

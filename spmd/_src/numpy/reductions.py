@@ -70,7 +70,8 @@ def _check_out(fn: str, out: Any) -> None:
         raise NotImplementedError(f"The 'out' argument to jnp.{fn} is not supported.")
 
 
-def _dtype_arg(dtype: Any) -> np.dtype | None:
+def _dtype_arg(dtype: Any, fn: str | None = None) -> np.dtype | None:
+    dtypes.check_user_dtype_supported(dtype, fn)
     return None if dtype is None else dtypes.canonicalize_dtype(dtype)
 
 
@@ -230,7 +231,7 @@ def _reduction(
     x = to_array(a)
     shape = x.shape
     axes = _canonical_axes(fn, axis, x.ndim)
-    dtype = _dtype_arg(dtype)
+    dtype = _dtype_arg(dtype, fn)
     if kind in ("any", "all"):
         result_dt = comp_dt = np.dtype(np.bool_)
     elif dtype is not None:
@@ -616,7 +617,7 @@ def _cumulative(fn: str, jitted, a, axis, dtype, out):
     x = to_array(a)
     if axis is not None:
         axis = _canonical_axis(fn, axis, x.ndim)
-    dtype = _dtype_arg(dtype)
+    dtype = _dtype_arg(dtype, fn)
     if dtype is None:
         dtype = dtypes.default_int_dtype() if x.dtype == np.bool_ else x.dtype
     return jitted(x, axis=axis, dtype=dtype)
@@ -667,7 +668,7 @@ def _cumulative_array_api(fn, kind, x, axis, dtype, include_initial):
             )
         axis = 0
     axis = _canonical_axis(fn, axis, x.ndim)
-    dtype = _dtype_arg(dtype)
+    dtype = _dtype_arg(dtype, fn)
     if dtype is None:
         dtype = _promoted_int_dtype(x.dtype)
     out = (_cumsum if kind == "cumsum" else _cumprod)(x, axis=axis, dtype=dtype)

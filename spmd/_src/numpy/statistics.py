@@ -68,7 +68,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     _check_out("mean", out)
     x = to_array(a)
     axes = _canonical_axes("mean", axis, x.ndim)
-    dtype = _dtype_arg(dtype)
+    dtype = _dtype_arg(dtype, "mean")
     if dtype is None:
         result_dt = dtypes.to_inexact_dtype(x.dtype)
         comp_dt = _upcast_f16(result_dt)
@@ -86,7 +86,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
 
 def _var_dtypes(fn: str, a_dt: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
     """(computation dtype, result dtype) of var/std."""
-    dtype = _dtype_arg(dtype)
+    dtype = _dtype_arg(dtype, fn)
     if dtype is not None:
         if not _is_inexact(dtype):
             if fn == "std":
@@ -163,7 +163,7 @@ def var(
     Array(1.25, dtype=float32)
     """
     correction, axes = _moment_args("var", a, axis, dtype, out, ddof, correction)
-    return _var_jit(a, mean, correction, where, axis=axes, dtype=dtype, keepdims=keepdims)
+    return _var_jit(a, mean, correction, where, axis=axes, dtype=_checked(dtype), keepdims=keepdims)
 
 
 def std(
@@ -184,7 +184,13 @@ def std(
     Array(1., dtype=float32)
     """
     correction, axes = _moment_args("std", a, axis, dtype, out, ddof, correction)
-    return _std_jit(a, mean, correction, where, axis=axes, dtype=dtype, keepdims=keepdims)
+    return _std_jit(a, mean, correction, where, axis=axes, dtype=_checked(dtype), keepdims=keepdims)
+
+
+def _checked(dtype: Any) -> np.dtype | None:
+    """A dtype the public function checked (and warned about): canonical, so the jit's
+    trace does not warn about it again."""
+    return None if dtype is None else dtypes.canonicalize_dtype(dtype)
 
 
 def _moment_args(fn, a, axis, dtype, out, ddof, correction):
@@ -273,7 +279,7 @@ def _nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=N
     if not _is_inexact(x.dtype):
         return mean(x, axis, dtype, keepdims=keepdims, where=where)
     axes = _canonical_axes("nanmean", axis, x.ndim)
-    dtype = _dtype_arg(dtype)
+    dtype = _dtype_arg(dtype, "nanmean")
     if dtype is None:
         dtype = x.dtype
     valid = lax.bitwise_not(_isnan(x))
@@ -304,7 +310,7 @@ def nanvar(
     Array(1., dtype=float32)
     """
     kw = _nan_moment_args("nanvar", a, axis, dtype, out, ddof, where, mean, correction)
-    return _nanvar_jit(a, axis=_static_axis(axis), dtype=dtype, keepdims=keepdims, **kw)
+    return _nanvar_jit(a, axis=_static_axis(axis), dtype=_checked(dtype), keepdims=keepdims, **kw)
 
 
 def nanstd(
@@ -325,7 +331,7 @@ def nanstd(
     Array(1., dtype=float32)
     """
     kw = _nan_moment_args("nanstd", a, axis, dtype, out, ddof, where, mean, correction)
-    return _nanstd_jit(a, axis=_static_axis(axis), dtype=dtype, keepdims=keepdims, **kw)
+    return _nanstd_jit(a, axis=_static_axis(axis), dtype=_checked(dtype), keepdims=keepdims, **kw)
 
 
 def _nan_moment_args(fn, a, axis, dtype, out, ddof, where, mean_arg, correction) -> dict:

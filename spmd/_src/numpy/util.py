@@ -360,6 +360,7 @@ def _dtype_arg(dt: Any, fn: str = "") -> np.dtype:
         raise TypeError(
             f"JAX only supports number and bool dtypes, got dtype {dt!r}{where}"
         ) from err
+    dtypes.check_user_dtype_supported(dt, fn)
     return dtypes.canonicalize_dtype(out)
 
 

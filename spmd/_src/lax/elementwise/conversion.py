@@ -23,6 +23,7 @@ def convert_element_type(operand, new_dtype, *, weak_type: bool = False, shardin
     >>> lax.convert_element_type(jnp.array([2.7, -1e10]), jnp.int32)
     Array([          2, -2147483648], dtype=int32)
     """
+    dtypes.check_user_dtype_supported(new_dtype, "convert_element_type")
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     return convert_element_type_p.bind(
         operand, new_dtype=new_dtype, weak_type=bool(weak_type), sharding=sharding
