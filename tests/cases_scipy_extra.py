@@ -1,13 +1,13 @@
-"""Golden cases for ``jax.scipy.optimize.minimize``, ``jax.scipy.integrate.trapezoid`` and
-``jax.scipy.ndimage.map_coordinates``: one list, run by JAX
+"""Golden cases for ``jax.scipy.optimize.minimize``, ``jax.scipy.integrate.trapezoid``,
+``jax.scipy.fft``'s DCTs and ``jax.scipy.ndimage.map_coordinates``: one list, run by JAX
 (``tests/golden_gen/scipy_extra_gen.py`` records ``tests/golden/scipy_extra.json``) and by spmd
 (``tests/test_scipy_extra.py`` compares).
 
 A case is a name, a maker ``make(ns) -> fn`` and NumPy arguments; ``ns`` holds the library's
-``jax`` (or ``spmd``) module as ``ns.jax``, its ``numpy`` as ``ns.jnp`` and the three SciPy
-modules as ``ns.optimize``, ``ns.integrate`` and ``ns.ndimage``. Transformations (jit, vmap,
-grad) are part of ``fn``, so each case records exactly one call. ``error`` names the builtin
-exception JAX raises and ``match`` a regular expression spmd's message must match.
+``jax`` (or ``spmd``) module as ``ns.jax``, its ``numpy`` as ``ns.jnp`` and the four SciPy
+modules as ``ns.optimize``, ``ns.integrate``, ``ns.ndimage`` and ``ns.fft``. Transformations
+(jit, vmap, grad) are part of ``fn``, so each case records exactly one call. ``error`` names the
+builtin exception JAX raises and ``match`` a regular expression spmd's message must match.
 ``x64`` runs the case with 64-bit types on; ``tol`` overrides the per-dtype float tolerance
 (used as both rtol and atol; the reasons are given where a case sets it).
 """
@@ -350,3 +350,71 @@ case("map_err_mode", MAP(1, mode="grid-wrap"), IMG, CR, CC, error="NotImplemente
      match="map_coordinates.*grid-wrap")  # fmt: skip
 case("map_err_ncoords", MAP(1), IMG, CR, error="ValueError",
      match=r"map_coordinates.*input.ndim=2.*got 1")  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# jax.scipy.fft: the type-2 DCT and its inverse (ns.fft)
+
+_R = np.random.default_rng(7)
+V5, V4 = _R.standard_normal(5).astype(f32), _R.standard_normal(4).astype(f32)
+M34 = _R.standard_normal((2, 3, 4)).astype(f32)
+# A transform along several axes rounds once per axis, and spmd's FFT (NumPy's pocketfft) is
+# not XLA's: float32 values agree to a few ulps of the largest output, as JAX's own FFT tests
+# allow (1e-5 relative).
+NTOL = {"float32": 1e-5}
+for _fn in ("dct", "idct"):
+    for _norm in (None, "ortho", "backward"):
+        case(
+            f"{_fn}_{_norm}_odd",
+            lambda ns, f=_fn, n=_norm: lambda x: getattr(ns.fft, f)(x, norm=n),
+            V5,
+        )
+        case(
+            f"{_fn}_{_norm}_even",
+            lambda ns, f=_fn, n=_norm: lambda x: getattr(ns.fft, f)(x, norm=n),
+            V4,
+        )
+    case(f"{_fn}_n_pad", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, n=7), V4)
+    case(f"{_fn}_n_cut", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, n=3, norm="ortho"), V5)
+    case(f"{_fn}_axis0", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, axis=0), M34)
+    case(
+        f"{_fn}_int",
+        lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x),
+        np.arange(6, dtype=np.int32),
+    )
+    case(f"{_fn}_complex", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x * (1 - 2j)), V4)
+    case(f"{_fn}_one", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, norm="ortho"), V4[:1])
+    case(f"{_fn}_f64", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, norm="ortho"),
+         V5.astype(f64), x64=True)  # fmt: skip
+    case(f"{_fn}_type3", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, type=3), V4,
+         error="NotImplementedError", match="type 2")  # fmt: skip
+    case(f"{_fn}_forward", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, norm="forward"), V4,
+         error="ValueError", match=f"jax.scipy.fft.{_fn}: norm='forward'")  # fmt: skip
+for _fn in ("dctn", "idctn"):
+    case(f"{_fn}_all", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x), M34, tol=NTOL)
+    case(
+        f"{_fn}_ortho",
+        lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, norm="ortho"),
+        M34,
+        tol=NTOL,
+    )
+    case(f"{_fn}_s", lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, s=(3, 2)), M34, tol=NTOL)
+    case(
+        f"{_fn}_axes_s",
+        lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, s=(5,), axes=(0,)),
+        M34,
+        tol=NTOL,
+    )
+    case(
+        f"{_fn}_axes",
+        lambda ns, f=_fn: lambda x: getattr(ns.fft, f)(x, axes=(1, -1)),
+        M34,
+        tol=NTOL,
+    )
+case("dct_jit", lambda ns: ns.jax.jit(lambda x: ns.fft.dctn(x, norm="ortho")), M34, tol=NTOL)
+case("idct_vmap", lambda ns: ns.jax.vmap(lambda x: ns.fft.idct(x, norm="ortho"), in_axes=1), M34)
+case("dct_grad", lambda ns: ns.jax.grad(lambda x: ns.jnp.sum(ns.fft.dct(x) * W(5))), V5)
+case(
+    "idct_grad", lambda ns: ns.jax.grad(lambda x: ns.jnp.sum(ns.fft.idct(x, norm="ortho") ** 2)), V5
+)
+case("dct_roundtrip", lambda ns: lambda x: ns.fft.idctn(ns.fft.dctn(x)), M34, tol=NTOL)

@@ -25,6 +25,7 @@ from golden_compare import compare_leaf, to_spmd
 
 import spmd
 import spmd.numpy as jnp
+import spmd.scipy.fft
 import spmd.scipy.integrate
 import spmd.scipy.ndimage
 import spmd.scipy.optimize
@@ -37,6 +38,7 @@ NS = types.SimpleNamespace(
     optimize=spmd.scipy.optimize,
     integrate=spmd.scipy.integrate,
     ndimage=spmd.scipy.ndimage,
+    fft=spmd.scipy.fft,
 )
 
 RESULTS = [c for c in CASES if c.error is None]

@@ -27,6 +27,7 @@ OUT = TESTS / "golden" / "scipy_extra.json"
 def main() -> None:
     import jax
     import jax.numpy as jnp
+    import jax.scipy.fft
     import jax.scipy.integrate
     import jax.scipy.ndimage
     import jax.scipy.optimize
@@ -39,6 +40,7 @@ def main() -> None:
         optimize=jax.scipy.optimize,
         integrate=jax.scipy.integrate,
         ndimage=jax.scipy.ndimage,
+        fft=jax.scipy.fft,
     )
     golden, problems = {}, []
     for c in CASES:
