@@ -36,6 +36,7 @@ LAYERS: dict[int, list[str]] = {
         "spmd._src.tree_util",
         "spmd._src.tree_util_public",
         "spmd._src.tree_util_paths",
+        "spmd._src.tree_util_prefix",
         "spmd._src.tree_util_registry",
         "spmd._src.dtypes",
         "spmd._src.pretty_printer",
