@@ -47,6 +47,7 @@ LAYERS: dict[int, list[str]] = {
     2: [
         "spmd._src.core",
         "spmd._src.core_printing",
+        "spmd._src.leak_check",
         "spmd._src.memory_spaces",
         "spmd._src.devices",
         "spmd._src.mesh",
