@@ -30,8 +30,11 @@ from spmd._src.global_array import GlobalArray
 from spmd._src.interpreters import partial_eval as pe
 from spmd._src.interpreters import sharding_rules
 from spmd._src.interpreters.batching import BatchTracer
+from spmd._src.jit_placement import check_arg_devices as _check_arg_devices
 from spmd._src.jit_placement import check_explicit as _check_explicit
 from spmd._src.jit_placement import check_inner_devices as _check_inner_devices
+from spmd._src.jit_placement import check_out_devices as _check_out_devices
+from spmd._src.jit_placement import described_arg as _described_arg
 from spmd._src.jit_placement import fill_unplaced as _fill_unplaced
 from spmd._src.jit_placement import in_typed_memory as _in_typed_memory
 from spmd._src.jit_placement import named_like_first_input as _named_like_first_input
@@ -628,17 +631,22 @@ class JitWrapped:
         # placement, not per call.
         outs = entry.out_shardings.get(key)
         if outs is None:
-            arg_devices = self._check_arg_devices(entry, in_s)
+            arg_devices = _check_arg_devices(self.__name__, lambda: self._arg_paths(entry),
+                                             entry.jaxpr.in_avals, in_s)  # fmt: skip
             outs = sharding_rules.propagate_jaxpr(entry.jaxpr.jaxpr, in_s)
             wanted = [None] * len(outs)
             if self.out_shardings is not None:
                 wanted = _sharding_leaves(self.out_shardings, entry.out_tree, "out_shardings", self)
                 if arg_devices is not None:
-                    self._check_out_devices(entry, wanted, arg_devices, in_s)
+                    _check_out_devices(self.__name__, self._arg_paths(entry),
+                                       self._out_paths(entry), entry.jaxpr.in_avals, wanted,
+                                       arg_devices)  # fmt: skip
                 outs = [w if w is not None else o for w, o in zip(wanted, outs)]
             _check_inner_devices(
                 entry.jaxpr.jaxpr,
-                lambda: self._described_arg(entry, arg_devices),
+                lambda: _described_arg(
+                    self.__name__, self._arg_paths(entry), entry.jaxpr.in_avals, arg_devices
+                ),  # fmt: skip
                 lambda: [(p, w) for p, w in zip(self._out_paths(entry), wanted) if w is not None],
             )
             outs = _fill_unplaced(outs, in_s, wanted, entry)
@@ -706,55 +714,6 @@ class JitWrapped:
                 "but the argument is in device memory; device_put it there first."
             )
         return device_put(x, sharding)
-
-    def _check_arg_devices(self, entry, in_s) -> tuple | None:
-        """The device ids the committed arguments share (None if no argument is committed);
-        ValueError naming two arguments that are on different devices."""
-        first = None
-        for i, s in enumerate(in_s):
-            if s is None:
-                continue
-            # As JAX: the same devices in another order (another device assignment) disagree
-            # too, e.g. a mesh over permuted devices (the distributed-arrays tutorial's cell).
-            ids = tuple(d.id for d in s._device_list())
-            if first is None:
-                first = (i, ids, s)
-            elif ids != first[1]:
-                paths = self._arg_paths(entry)
-                avals = entry.jaxpr.in_avals
-                j, fids, fs = first
-                raise ValueError(
-                    f"Received incompatible devices for jitted computation. Got argument "
-                    f"{paths[j]} of {self.__name__} with shape {avals[j].str_short()} and with "
-                    f"device ids {list(fids)} ({_placement_name(fs)}) on platform CPU and "
-                    f"argument {paths[i]} of {self.__name__} with shape {avals[i].str_short()} "
-                    f"and with device ids {list(ids)} ({_placement_name(s)}) on platform CPU."
-                )
-        return None if first is None else (first[0], tuple(sorted(first[1])), first[2])
-
-    def _described_arg(self, entry, arg_devices) -> tuple | None:
-        if arg_devices is None:
-            return None
-        j, _, s = arg_devices
-        aval = entry.jaxpr.in_avals[j].str_short()
-        return f"argument {self._arg_paths(entry)[j]} of {self.__name__} with shape {aval} and", s
-
-    def _check_out_devices(self, entry, wanted, arg_devices, in_s) -> None:
-        j, ids, have = arg_devices
-        for i, w in enumerate(wanted):
-            if w is None:
-                continue
-            wids = tuple(sorted(d.id for d in w._device_list()))
-            if wids != ids:
-                path = self._arg_paths(entry)[j]
-                out = self._out_paths(entry)[i]
-                raise ValueError(
-                    f"Received incompatible devices for jitted computation. Got argument {path} "
-                    f"of {self.__name__} with shape {entry.jaxpr.in_avals[j].str_short()} and "
-                    f"with device ids {list(ids)} ({_placement_name(have)}) on platform CPU and "
-                    f"explicit output sharding (out_shardings for {out}) with device ids "
-                    f"{list(wids)} ({_placement_name(w)}) on platform CPU."
-                )
 
     def trace(self, *args, **kwargs) -> Traced:
         entry, leaves = self._get_entry(args, kwargs)

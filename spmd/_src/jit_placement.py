@@ -251,3 +251,59 @@ def sharding_leaves(spec_tree: Any, treedef, who: str, wrapped: Any) -> list:
             )
     flat = prefix_targets(spec_tree, tree, name)
     return [one(s) for s in flat] + [None] * (n - len(flat))
+
+
+# ---------------------------------------------------------------------------------------------
+# The devices a jit's committed arguments and out_shardings name (ValueError when they differ)
+
+
+def check_arg_devices(fn_name: str, paths: Callable, avals, in_s) -> tuple | None:
+    """``(index, sorted device ids, sharding)`` of the first committed argument (None if no
+    argument is committed); ValueError naming two arguments on different devices. ``paths``
+    gives the arguments' paths (called only to word the error)."""
+    first = None
+    for i, s in enumerate(in_s):
+        if s is None:
+            continue
+        # As JAX: the same devices in another order (another device assignment) disagree
+        # too, e.g. a mesh over permuted devices (the distributed-arrays tutorial's cell).
+        ids = tuple(d.id for d in s._device_list())
+        if first is None:
+            first = (i, ids, s)
+        elif ids != first[1]:
+            names = paths()
+            j, fids, fs = first
+            raise ValueError(
+                f"Received incompatible devices for jitted computation. Got argument "
+                f"{names[j]} of {fn_name} with shape {avals[j].str_short()} and with "
+                f"device ids {list(fids)} ({placement_name(fs)}) on platform CPU and "
+                f"argument {names[i]} of {fn_name} with shape {avals[i].str_short()} "
+                f"and with device ids {list(ids)} ({placement_name(s)}) on platform CPU."
+            )
+    return None if first is None else (first[0], tuple(sorted(first[1])), first[2])
+
+
+def described_arg(fn_name: str, paths: list, avals, arg_devices) -> tuple | None:
+    """The words naming the first committed argument in an error, and its sharding."""
+    if arg_devices is None:
+        return None
+    j, _, s = arg_devices
+    return f"argument {paths[j]} of {fn_name} with shape {avals[j].str_short()} and", s
+
+
+def check_out_devices(fn_name: str, paths: list, out_paths: list, avals, wanted,
+                      arg_devices) -> None:  # fmt: skip
+    """ValueError when an out_shardings entry is on other devices than the arguments."""
+    j, ids, have = arg_devices
+    for i, w in enumerate(wanted):
+        if w is None:
+            continue
+        wids = tuple(sorted(d.id for d in w._device_list()))
+        if wids != ids:
+            raise ValueError(
+                f"Received incompatible devices for jitted computation. Got argument {paths[j]} "
+                f"of {fn_name} with shape {avals[j].str_short()} and "
+                f"with device ids {list(ids)} ({placement_name(have)}) on platform CPU and "
+                f"explicit output sharding (out_shardings for {out_paths[i]}) with device ids "
+                f"{list(wids)} ({placement_name(w)}) on platform CPU."
+            )
