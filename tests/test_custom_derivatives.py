@@ -433,7 +433,7 @@ def test_checkpoint_dots_saveable_passes_dot_outputs():
     f = spmd.checkpoint(_mlp, policy=spmd.checkpoint_policies.dots_saveable)
     jaxpr = spmd.make_jaxpr(spmd.grad(f))(_X, _W1, _W2).jaxpr
     (eqn,) = [e for e in jaxpr.eqns if e.primitive.name == "remat2"]
-    shapes = sorted(str(v.aval) for v in eqn.invars)
+    shapes = sorted(v.aval.str_short() for v in eqn.invars)
     # W1, W2, the two dot outputs and the seed cotangent; not x.
     assert shapes == sorted(["f32[3,4]", "f32[4,2]", "f32[2,4]", "f32[2,2]", "f32[]"])
 
