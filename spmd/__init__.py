@@ -104,6 +104,7 @@ from spmd._src.vmap import vmap
 _array_methods.install()
 
 from spmd import (  # noqa: E402
+    ad,
     custom_batching,
     custom_derivatives,
     debug,
@@ -222,6 +223,7 @@ __all__ = [
     "checkpoint_policies",
     "closure_convert",
     "custom_gradient",
+    "ad",
     "custom_batching",
     "custom_derivatives",
     "custom_jvp",
