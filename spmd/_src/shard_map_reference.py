@@ -104,10 +104,16 @@ def block_text(trace: Any, mesh: Mesh, specs, args) -> Callable[[Any], str]:
     sizes = dict(mesh.shape)
     names = tuple(mesh.axis_names)
     coords = [dict(zip(names, c)) for c in itertools.product(*(range(sizes[a]) for a in names))]
-    blocks = [[np.asarray(x)[_block_index(np.shape(x), s, sizes, c)] for x, s in zip(args, specs)]
-              for c in coords]  # fmt: skip
+    # The blocks are cut when something prints, not for every eager call: the arguments may be
+    # large, or (across processes) not readable whole.
+    blocks: list = []
 
     def text(t: Any) -> str:
+        if not blocks:
+            blocks.extend(
+                [np.asarray(x)[_block_index(np.shape(x), s, sizes, c)] for x, s in zip(args, specs)]
+                for c in coords
+            )
         j = core.Jaxpr(trace.constvars, trace.invars, [t._var], list(trace.eqns), None)
         with np.errstate(all="ignore"):
             outs = ref_eval(j, trace.constvals, blocks, coords, sizes)
