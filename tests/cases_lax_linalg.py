@@ -5,9 +5,7 @@ run by JAX (``tests/golden_gen/lax_linalg_gen.py`` writes ``tests/golden/lax_lin
 and by spmd (``tests/test_lax_linalg.py``). The case format is ``cases_linalg_more``'s.
 
 Schur forms are not unique (the order of eigenvalues, the signs of the vectors): those cases
-record what is determined, ``Z T Z^H`` and the trace of ``T``. ``qdwh``'s iteration count is
-spmd's own (it computes the factors from the SVD), so its cases record ``u``, ``h`` and the
-convergence flag only. Inputs are deterministic.
+record what is determined, ``Z T Z^H`` and the trace of ``T``. Inputs are deterministic.
 """
 
 from __future__ import annotations
@@ -230,16 +228,20 @@ case("schur_err_square", lambda jnp, lax: lax.linalg.schur, grid((3, 4)), error=
      match="schur.*(3, 4)")  # fmt: skip
 
 
-def _qdwh(jnp, lax):
-    def fn(x):
-        u, h, _, converged = lax.linalg.qdwh(x)
-        return u, h, converged
-
-    return fn
+def _qdwh(**kw):
+    return lambda jnp, lax: lambda x: lax.linalg.qdwh(x, **kw)
 
 
-case("qdwh_tall", _qdwh, grid((4, 3), 9) + 3 * np.eye(4, 3, dtype=np.float32))  # full rank
-case("qdwh_square", _qdwh, _tri(3, 10))
+case("qdwh_tall", _qdwh(), grid((4, 3), 9) + 3 * np.eye(4, 3, dtype=np.float32))  # full rank
+case("qdwh_square", _qdwh(), _tri(3, 10))
+case("qdwh_complex", _qdwh(), grid((4, 2), 12, C64) + np.eye(4, 2, dtype=C64))
+case("qdwh_ill_conditioned", _qdwh(), np.diag([1, 1e-3, 1e-5]).astype(np.float32))
+case("qdwh_float64", _qdwh(), grid((5, 2), 13, np.float64) + np.eye(5, 2), x64=True)
+# Stopped early, the iterate depends on the scaling and first weights (not specified): only the
+# count and the flag are compared.
+case("qdwh_max_iterations", lambda jnp, lax: lambda x: lax.linalg.qdwh(x, max_iterations=2)[2:],
+     _tri(3, 10))  # fmt: skip
+case("qdwh_err_wide", _qdwh(), grid((3, 4)), error="ValueError", match="qdwh.*(3, 4)")
 
 
 def _eigh_impl(jnp, lax):

@@ -35,7 +35,9 @@ def _run(case, mode):
 
 
 @pytest.mark.parametrize("case,mode", mode_params(CASES, lambda c: not c.error))
-def test_values(case, mode):
+def test_values(case, mode, request):
+    if case.x64:
+        request.getfixturevalue("x64")
     golden = GOLDEN[case.name]
     _compare(case, _run(case, mode), golden.get(mode, golden["eager"]), RTOL)
 
@@ -80,11 +82,6 @@ def test_enums_are_jax_s():
     ]  # fmt: skip
     assert [e.value for e in L.EighImplementation] == ["qr", "jacobi", "qdwh"]
     assert [e.value for e in L.EigImplementation] == ["cusolver", "magma", "lapack"]
-
-
-def test_qdwh_counts_are_typed_as_jax_s():
-    _, _, iters, converged = spmd.lax.linalg.qdwh(jnp.asarray(grid((4, 3), 9)))
-    assert iters.dtype == np.int32 and iters.weak_type and converged.dtype == np.bool_
 
 
 # ---------------------------------------------------------------------------------------------

@@ -627,11 +627,13 @@ tridiagonal_p = _linalg_primitive("tridiagonal", _tri_impl, _tri_abstract_eval, 
 
 
 def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynamic_shape=None):
-    """Polar decomposition ``x = u @ h`` of an ``m x n`` (``m >= n``) matrix: ``u`` with
+    """Polar decomposition ``x = u @ h`` of a full-rank ``m x n`` (``m >= n``) matrix by the
+    QR-based dynamically weighted Halley iteration (Nakatsukasa, Bai and Gygi): ``u`` with
     orthonormal columns, ``h`` Hermitian positive semi-definite. Returns ``(u, h, num_iters,
-    is_converged)``. spmd computes the factors from the SVD (the fixed point QDWH iterates
-    to), so ``num_iters`` is 0 and ``is_converged`` True."""
-    del is_hermitian, max_iterations, eps
+    is_converged)``: the iteration stops once ``|u_k - u_k-1| < |u_k| (4 eps)^(1/3)`` (Frobenius
+    norms) with the weights' lower bound at 1, or after ``max_iterations`` (default 10)."""
+    del is_hermitian  # unused, as in JAX
+    from spmd import lax as slax
     from spmd import numpy as jnp
 
     x = _asarray(x)
@@ -640,11 +642,38 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
         raise ValueError(f"qdwh: x must be an m x n matrix with m >= n, got shape {x.shape}.")
     if dynamic_shape is not None:
         raise NotImplementedError("qdwh: dynamic_shape is not supported.")
-    u, s, vh = jnp.linalg.svd(x, full_matrices=False)
-    unitary = u @ vh
-    h = (vh.conj().T * s.astype(x.dtype)) @ vh
-    h = (h + h.conj().T) / 2
-    return unitary, h, jnp.asarray(0), jnp.asarray(True)
+    m, n = x.shape
+    dt, rdt = x.dtype, _real_dtype(np.dtype(x.dtype))
+    eps = float(np.finfo(rdt).eps) if eps is None else float(eps)
+    max_iterations = 10 if max_iterations is None else int(max_iterations)
+    tol = np.cbrt(4 * eps)
+
+    def step(state):
+        k, u, low, _ = state
+        # The weights (a, b, c) that map [low, 1] into [low', 1] with low' closest to 1.
+        l2 = low * low
+        dd = jnp.cbrt(4 * (1 - l2) / (l2 * l2))
+        sqd = jnp.sqrt(1 + dd)
+        a = sqd + 0.5 * jnp.sqrt(8 - 4 * dd + 8 * (2 - l2) / (l2 * sqd))
+        b = (a - 1) ** 2 / 4
+        c = a + b - 1
+        low = low * (a + b * l2) / (1 + c * l2)
+        stacked = jnp.concatenate([jnp.sqrt(c).astype(dt) * u, jnp.eye(n, dtype=dt)])
+        q, _ = jnp.linalg.qr(stacked, mode="reduced")
+        new = (b / c).astype(dt) * u + ((a - b / c) / jnp.sqrt(c)).astype(dt) * (
+            q[:m] @ jnp.conj(q[m:]).T
+        )
+        moved = jnp.linalg.norm(new - u) < jnp.linalg.norm(new) * tol
+        return k + 1, new, low, moved & (jnp.abs(1 - low) < 5 * eps)
+
+    def going(state):
+        return (state[0] < max_iterations) & ~state[3]
+
+    u0 = x / jnp.linalg.norm(x).astype(dt)
+    init = (jnp.asarray(0), u0, jnp.asarray(eps, rdt), jnp.asarray(False))
+    k, u, _, converged = slax.while_loop(going, step, init)
+    h = jnp.conj(u).T @ x
+    return u, (h + jnp.conj(h).T) / 2, k, converged
 
 
 # ---------------------------------------------------------------------------------------------
