@@ -83,7 +83,7 @@ def _check_rank(fn: str, pos: int, x, least: int) -> None:
 
 
 def _asarray(x):
-    from spmd import numpy as jnp
+    from spmd import numpy as jnp  # lazy: asarray and the qdwh iteration are jnp-level, as in JAX
 
     return jnp.asarray(x)
 
@@ -633,8 +633,8 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
     is_converged)``: the iteration stops once ``|u_k - u_k-1| < |u_k| (4 eps)^(1/3)`` (Frobenius
     norms) with the weights' lower bound at 1, or after ``max_iterations`` (default 10)."""
     del is_hermitian  # unused, as in JAX
-    from spmd import lax as slax
-    from spmd import numpy as jnp
+    from spmd import lax as slax  # lazy: qdwh iterates with while_loop
+    from spmd import numpy as jnp  # lazy: asarray and the qdwh iteration are jnp-level, as in JAX
 
     x = _asarray(x)
     _check_dtype("qdwh", 0, x)
