@@ -879,6 +879,7 @@ register_pytree_node(
 # at the end); its names are re-exported here.
 from spmd._src.tree_util_prefix import (  # noqa: E402
     _explain_prefix_error,
+    _is_node,  # noqa: F401  (tree_util_registry reads tu._is_node)
     broadcast_prefix,
     flatten_axes,
 )
