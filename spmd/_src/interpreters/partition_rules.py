@@ -343,8 +343,9 @@ def _sharding_constraint(p, ctx, vals, sts, params):
             )
         target = from_spec(s.spec, ndim)
     else:
+        # (A device target inside jit keeps the operand's layout: JAX does not check it.)
         target = st.spec
-    why = f"sharding_constraint asks for {s.spec}"
+    why = f"sharding_constraint asks for {getattr(s, 'spec', s)}"
     fitted = p.fit(target, ctx.eqn.invars[0].aval.shape)
     if fitted != target:
         # spmd_uneven='pad' keeps an indivisible constraint: the padding is the layout's

@@ -3,7 +3,7 @@ built on spmd.numpy so jit, vmap and grad go through it."""
 
 from __future__ import annotations
 
-import spmd.numpy as jnp
+from spmd._src.numpy import reductions, ufuncs
 from spmd._src.numpy.util import check_arraylike, promote_dtypes_inexact
 
 __all__ = ["vq"]
@@ -24,6 +24,6 @@ def vq(obs, code_book, check_finite: bool = True):
         raise ValueError("Observation and code_book should have the same rank")
     if obs.ndim == 1:  # scalar features: one column
         obs, code_book = obs[:, None], code_book[:, None]
-    dist = jnp.sqrt(jnp.sum((obs[:, None, :] - code_book[None, :, :]) ** 2, axis=-1))
-    code = jnp.argmin(dist, axis=-1)
-    return code, jnp.min(dist, axis=-1)
+    dist = ufuncs.sqrt(reductions.sum((obs[:, None, :] - code_book[None, :, :]) ** 2, axis=-1))
+    code = reductions.argmin(dist, axis=-1)
+    return code, reductions.min(dist, axis=-1)
