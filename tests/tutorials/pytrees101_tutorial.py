@@ -12,14 +12,13 @@ registration) each get a line.
 """
 
 import collections
-import contextlib
 import functools
 import importlib
-import io
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
+from record import run_cell
 
 KNOWN: dict[str, tuple[object, str]] = {}
 
@@ -28,17 +27,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     jnp = importlib.import_module(jax.__name__ + ".numpy")
 
     def run(cell, fn, tol=None):
-        """Run a cell; record what it prints (``cell.out``) and its value or error class."""
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            try:
-                result = fn()
-            except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-                result = e
-        if buf.getvalue():
-            rec(cell + ".out", buf.getvalue())
-        rec(cell, result, tol)
-        return result
+        return run_cell(rec, cell, fn, tol)
 
     # -- What is a pytree?
     example_trees = [

@@ -8,11 +8,10 @@ The page's plain code block (a chain of splits) runs for three steps; the note's
 (uniform, categorical, permutation) each get a cell.
 """
 
-import contextlib
 import importlib
-import io
 
 import numpy as np
+from record import run_cell
 
 KNOWN: dict[str, tuple[object, str]] = {}
 
@@ -22,17 +21,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     random = jax.random
 
     def run(cell, fn, tol=None):
-        """Run a cell; record what it prints (``cell.out``) and its value or error class."""
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            try:
-                result = fn()
-            except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-                result = e
-        if buf.getvalue():
-            rec(cell + ".out", buf.getvalue())
-        rec(cell, result, tol)
-        return result
+        return run_cell(rec, cell, fn, tol)
 
     # -- Why not a global generator?
     def numpy_global():

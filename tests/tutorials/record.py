@@ -10,6 +10,8 @@ tolerance for their dtype (or a looser one the cell records).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 
 import numpy as np
@@ -73,6 +75,21 @@ def note(rec, cell, fn, tol=None):
     except Exception as e:  # noqa: BLE001 -- the class is the recorded value
         value = e
     rec(cell, value, tol)
+
+
+def run_cell(rec, cell, fn, tol=None):
+    """Run a cell: record what it prints (as ``cell.out``) and its value or error class;
+    return the value (or the exception)."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        try:
+            result = fn()
+        except Exception as e:  # noqa: BLE001 -- the class is the recorded value
+            result = e
+    if buf.getvalue():
+        rec(cell + ".out", buf.getvalue())
+    rec(cell, result, tol)
+    return result
 
 
 def differences(got, want, tol=None, path="") -> list[str]:

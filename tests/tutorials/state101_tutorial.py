@@ -6,9 +6,9 @@ and error classes (``CELL``). Besides the page's cells, the program tries each r
 "Ref restrictions" list and its out-of-bounds remark, and uses a ref after ``freeze``.
 """
 
-import contextlib
 import importlib
-import io
+
+from record import run_cell
 
 KNOWN: dict[str, tuple[object, str]] = {}
 
@@ -17,17 +17,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     jnp = importlib.import_module(jax.__name__ + ".numpy")
 
     def run(cell, fn, tol=None):
-        """Run a cell; record what it prints (``cell.out``) and its value or error class."""
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            try:
-                result = fn()
-            except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-                result = e
-        if buf.getvalue():
-            rec(cell + ".out", buf.getvalue())
-        rec(cell, result, tol)
-        return result
+        return run_cell(rec, cell, fn, tol)
 
     # -- The problem with untraceable state
     class Counter:
