@@ -17,6 +17,7 @@ import functools
 import importlib
 
 import numpy as np
+import record
 
 
 def _message_names(e: BaseException, *parts: str) -> bool:
@@ -32,12 +33,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     explicit_axes = jax.sharding.explicit_axes
 
     def note(cell, fn):
-        try:
-            value = fn()
-        except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-            value = e
-        rec(cell, value)
-        return value
+        return record.note(rec, cell, fn)
 
     def text(x):
         return str(x)

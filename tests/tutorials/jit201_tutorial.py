@@ -22,6 +22,7 @@ import warnings
 from functools import partial
 
 import numpy as np
+import record
 
 KNOWN: dict[str, tuple[object, str]] = {}
 
@@ -49,12 +50,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     random = jax.random
 
     def note(cell, fn):
-        try:
-            value = fn()
-        except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-            value = e
-        rec(cell, value)
-        return value
+        return record.note(rec, cell, fn)
 
     # -- What compilation buys you
     def selu(x, alpha=1.67, lambda_=1.05):

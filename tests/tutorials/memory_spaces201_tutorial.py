@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
+import record
 
 KNOWN: dict[str, tuple[object, str]] = {
     "jit_device_put": (
@@ -50,12 +51,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one page, block after block
         return x.sharding.memory_kind
 
     def note(cell, fn):
-        try:
-            value = fn()
-        except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-            value = e
-        rec(cell, value)
-        return value
+        return record.note(rec, cell, fn)
 
     # -- Building blocks
     mesh = Mesh(jax.devices()[:1], "x")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
+import record
 
 # The page prints meshes and shardings, whose text shows JAX 0.10's Explicit make_mesh default
 # (spmd's is Auto: docs/DESIGN.md).
@@ -27,12 +28,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one tutorial, cell after cell
     NamedSharding = jax.sharding.NamedSharding
 
     def note(cell, fn):
-        try:
-            value = fn()
-        except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-            value = e
-        rec(cell, value)
-        return value
+        return record.note(rec, cell, fn)
 
     full = jax.make_mesh((8,), ("x",))
     rec("full", repr(full))

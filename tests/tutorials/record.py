@@ -69,12 +69,13 @@ class Recorder(dict):
 
 
 def note(rec, cell, fn, tol=None):
-    """Record ``fn()``, or the class of the exception it raises."""
+    """Record ``fn()``, or the class of the exception it raises; return it (or the exception)."""
     try:
         value = fn()
     except Exception as e:  # noqa: BLE001 -- the class is the recorded value
         value = e
     rec(cell, value, tol)
+    return value
 
 
 def run_cell(rec, cell, fn, tol=None):

@@ -19,6 +19,8 @@ import importlib
 import io
 from functools import partial
 
+import record
+
 # The page relies on JAX 0.10's Explicit make_mesh default (spmd's is Auto: docs/DESIGN.md).
 SPMD_CONFIG = {"spmd_default_axis_types": "explicit"}
 # cell -> (what spmd records, None for any value unlike JAX's; why it differs from JAX 0.10.2).
@@ -39,12 +41,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one page, cell after cell
     Auto = jax.sharding.AxisType.Auto
 
     def note(cell, fn):
-        try:
-            value = fn()
-        except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-            value = e
-        rec(cell, value)
-        return value
+        return record.note(rec, cell, fn)
 
     def shown(fn):
         buf = io.StringIO()

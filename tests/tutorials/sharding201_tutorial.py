@@ -20,6 +20,7 @@ import importlib
 import io
 
 import numpy as np
+import record
 
 # The page relies on JAX 0.10's Explicit make_mesh default (spmd's is Auto: docs/DESIGN.md).
 SPMD_CONFIG = {"spmd_default_axis_types": "explicit"}
@@ -46,12 +47,7 @@ def program(jax, rec) -> None:  # noqa: PLR0915 -- one page, cell after cell
     auto_axes, explicit_axes = jax.sharding.auto_axes, jax.sharding.explicit_axes
 
     def note(cell, fn):
-        try:
-            value = fn()
-        except Exception as e:  # noqa: BLE001 -- the class is the recorded value
-            value = e
-        rec(cell, value)
-        return value
+        return record.note(rec, cell, fn)
 
     def shown(fn):
         """What ``fn()`` prints."""
